@@ -1,0 +1,175 @@
+"""RunConfig: the single source of every limit, tier and backend of a run, plus templates.
+
+Explicit values win: a value the user sets (CLI flag, UI) overrides a template, and
+environment variables only fill the defaults of the LLM endpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+LLMProvider = Literal["local", "openai"]
+
+# USD per 1M tokens (input, output). Local models cost nothing; unknown models cost 0 and
+# the cost report says the price is unknown.
+DEFAULT_PRICING: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-5-mini": (0.25, 2.00),
+    "gpt-5": (1.25, 10.00),
+}
+
+LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct"
+
+
+class LLMSettings(BaseModel):
+    """Where the LLM lives and which models serve each tier."""
+
+    provider: LLMProvider = Field(
+        default="local",
+        description="local: the embedded Qwen2.5-Coder-1.5B server; openai: any OpenAI-compatible URL",
+    )
+    base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (…/v1)")
+    model: str = Field(default=LOCAL_MODEL_NAME, description="Working model: plan, extract, branch synthesis")
+    synthesis_model: str | None = Field(default=None, description="Meta-synthesis model; None = working model")
+    timeout_s: float = Field(default=300.0, gt=0, description="Timeout of one LLM call in seconds")
+    max_retries: int = Field(default=2, ge=0, description="HTTP retries on 429/5xx/connection errors")
+    structured_retries: int = Field(default=2, ge=0, description="Re-asks after invalid structured output")
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> LLMSettings:
+        """Build settings from OPENAI_* environment variables, then explicit overrides."""
+        values: dict[str, Any] = {}
+        env_base = os.environ.get("OPENAI_BASE_URL")
+        env_key = os.environ.get("OPENAI_API_KEY")
+        if env_base or env_key:
+            values["provider"] = "openai"
+            values["model"] = os.environ.get("ARBOR_LLM_MODEL", "gpt-4o-mini")
+        if env_base:
+            values["base_url"] = env_base
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("provider") == "openai" and "model" not in values:
+            values["model"] = "gpt-4o-mini"
+        if values.get("provider") == "local":
+            values.setdefault("model", LOCAL_MODEL_NAME)
+        return cls(**values)
+
+    @property
+    def synthesis_tier_model(self) -> str:
+        """The model used for meta-synthesis."""
+        return self.synthesis_model if self.synthesis_model is not None else self.model
+
+
+class RunConfig(BaseModel):
+    """Every limit of a research run. Stored with the run, so a resume uses the same values."""
+
+    template: str = Field(default="general", description="Name of the template the limits came from")
+    mode: Literal["auto", "flat", "hierarchical"] = Field(
+        default="auto", description="auto: classify the question; flat or hierarchical: force"
+    )
+    min_sub_questions: int = Field(default=2, ge=1, description="Fewest sub-questions wanted")
+    max_sub_questions: int = Field(default=5, ge=1, description="Most sub-questions kept")
+    max_iterations: int = Field(default=20, ge=1, description="Total iteration budget of a run")
+    sub_question_min_iterations: int = Field(default=2, ge=1, description="Least iterations a branch gets")
+    sub_question_max_iterations: int = Field(default=5, ge=1, description="Most iterations a branch gets")
+    max_total_cost_usd: float = Field(default=1.0, ge=0.0, description="Cost cap; synthesis is reserved")
+    parallel: int = Field(default=2, ge=1, le=16, description="Branches researched at the same time")
+    max_results_per_query: int = Field(default=5, ge=1, le=20, description="Search results kept per query")
+    search_backends: list[str] = Field(default_factory=lambda: ["ddg", "library"])
+    auto_approve: bool = Field(default=False, description="Skip the plan review gate")
+    step_mode: bool = Field(default=False, description="Pause after each branch for inspection")
+    findings_for_stop: int = Field(default=3, ge=1, description="Findings that end a branch (with min iterations)")
+    confidence_for_stop: float = Field(default=0.7, ge=0.0, le=1.0, description="Average confidence that ends a branch")
+    report_language: str | None = Field(default=None, description="Language of the report; None = the question's")
+
+    @model_validator(mode="after")
+    def _check_ranges(self) -> RunConfig:
+        if self.min_sub_questions > self.max_sub_questions:
+            raise ValueError("min_sub_questions must not exceed max_sub_questions")
+        if self.sub_question_min_iterations > self.sub_question_max_iterations:
+            raise ValueError("sub_question_min_iterations must not exceed sub_question_max_iterations")
+        return self
+
+
+TEMPLATES: dict[str, dict[str, Any]] = {
+    "quick_fact": {"mode": "flat", "max_iterations": 4, "sub_question_min_iterations": 1, "sub_question_max_iterations": 3},
+    "general": {},
+    "comparison": {"mode": "hierarchical", "max_sub_questions": 5, "max_iterations": 20},
+    "deep_dive": {
+        "mode": "hierarchical",
+        "max_iterations": 30,
+        "sub_question_min_iterations": 3,
+        "sub_question_max_iterations": 6,
+        "max_sub_questions": 5,
+    },
+    "academic": {
+        "mode": "hierarchical",
+        "max_iterations": 24,
+        "sub_question_min_iterations": 3,
+        "sub_question_max_iterations": 6,
+        "confidence_for_stop": 0.8,
+    },
+}
+
+TEMPLATE_DESCRIPTIONS: dict[str, str] = {
+    "auto": "Let Arbor pick from the question's shape",
+    "quick_fact": "One short, flat lookup",
+    "general": "Balanced defaults",
+    "comparison": "A vs B vs C: one branch per option plus cross-cutting aspects",
+    "deep_dive": "More iterations per branch",
+    "academic": "Stricter confidence before a branch stops",
+}
+
+# Patterns that mark a question as multi-part (the seeds' auto-detection, widened).
+_HIERARCHICAL_PATTERNS = [
+    r"\bcompare\b",
+    r"\b(vs\.?|versus)\b",
+    r"\bexplain\b.+\band\b.+\band\b",
+    r"\bevaluate\b.+\bposition",
+    r"\bexpert [a-z]\b.+\bexpert [a-z]\b",
+    r"\bcauses?\b.+\beffects?\b",
+    r"\bpros and cons\b",
+    r"\b(advantages|trade-?offs)\b",
+    r",.+,.+\band\b",
+    r"比較|違い",
+]
+
+
+def detect_template(question: str) -> str:
+    """Pick a template name from the question's shape (used when the user leaves it on auto)."""
+    q = question.lower()
+    if re.search(r"\bcompare\b|\b(vs\.?|versus)\b|比較", q):
+        return "comparison"
+    if any(re.search(p, q) for p in _HIERARCHICAL_PATTERNS):
+        return "general"
+    if len(q.split()) <= 8 and re.match(r"^(what|who|when|where|which) (is|are|was|were)\b", q):
+        return "quick_fact"
+    return "general"
+
+
+def looks_complex(question: str) -> bool:
+    """Heuristic complexity check, the fallback when the LLM cannot classify."""
+    q = question.lower()
+    if any(re.search(p, q) for p in _HIERARCHICAL_PATTERNS):
+        return True
+    return len(q.split()) > 25 or q.count("?") > 1
+
+
+def build_run_config(template: str | None = None, question: str | None = None, **overrides: Any) -> RunConfig:
+    """Start from a template (or the one detected from the question) and apply explicit overrides.
+
+    Overrides equal to None are ignored; 0 and False are real values and are kept.
+    """
+    name = template if template not in (None, "auto") else (detect_template(question or "") if question else "general")
+    if name not in TEMPLATES:
+        raise ValueError(f"unknown template {name!r}; choose one of: {', '.join(TEMPLATES)}")
+    values: dict[str, Any] = {"template": name, **TEMPLATES[name]}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return RunConfig(**values)

@@ -1,0 +1,255 @@
+"""Pydantic models shared by the engine, the CLI and the UI.
+
+Two families live here: the records Arbor keeps (SubQuestion, Finding, Source, CostEntry,
+LogEntry, Plan, RunResult) and the structured-output schemas the LLM must answer with
+(ClassificationOutput, DecompositionOutput, QueryPlanOutput, FindingsOutput).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+BranchStatus = Literal["pending", "researching", "completed", "skipped", "failed"]
+RunStatus = Literal[
+    "created",
+    "running",
+    "awaiting_review",
+    "awaiting_step",
+    "completed",
+    "completed_with_fallback",
+    "failed",
+    "interrupted",
+]
+Mode = Literal["flat", "hierarchical"]
+
+FLAT_BRANCH_ID = "sq_000"
+
+
+def utc_now() -> str:
+    """Return the current time as an ISO-8601 UTC string."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def stable_id(*parts: str, length: int = 12) -> str:
+    """Return a short, deterministic id for the given parts (same input, same id)."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    return digest[:length]
+
+
+class SubQuestion(BaseModel):
+    """One node of the research tree."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(description="Stable id: sq_001, sq_002 ... children sq_001.1")
+    question_text: str = Field(min_length=1, description="The sub-question as asked.")
+    priority: float = Field(ge=0.0, le=1.0, description="Importance 0.0-1.0.")
+    rationale: str = ""
+    status: BranchStatus = "pending"
+    depth: int = Field(default=0, ge=0)
+    parent_id: str | None = None
+    allocated_iterations: int = 0
+    iteration_count: int = 0
+    synthesis: str | None = None
+    confidence: float | None = None
+    stop_reason: str | None = None
+    queries: list[str] = Field(default_factory=list)
+
+    @field_validator("question_text")
+    @classmethod
+    def _strip_text(cls, value: str) -> str:
+        value = value.strip()
+        if not value:
+            raise ValueError("question text is empty")
+        return value
+
+
+class Source(BaseModel):
+    """A search result from any backend, tagged with the branch that found it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    url: str = Field(description="http(s) URL or a local document path")
+    title: str = ""
+    snippet: str = ""
+    relevance: float = 0.0
+    backend: str
+    sub_question_id: str | None = None
+
+    @classmethod
+    def make(
+        cls,
+        url: str,
+        title: str,
+        snippet: str,
+        relevance: float,
+        backend: str,
+        sub_question_id: str | None = None,
+    ) -> Source:
+        """Build a Source whose id depends only on its URL (so duplicates collapse)."""
+        return cls(
+            id=stable_id(url),
+            url=url,
+            title=title,
+            snippet=snippet,
+            relevance=relevance,
+            backend=backend,
+            sub_question_id=sub_question_id,
+        )
+
+
+class Finding(BaseModel):
+    """A fact extracted from sources for one branch."""
+
+    id: str
+    sub_question_id: str
+    text: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    source_ids: list[str] = Field(default_factory=list)
+    iteration: int = 0
+
+
+class CostEntry(BaseModel):
+    """One LLM call: what it cost and which node and branch it served."""
+
+    node: str
+    task: str
+    branch: str | None = None
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float = 0.0
+    cost_usd: float = 0.0
+    ok: bool = True
+    timestamp: str = Field(default_factory=utc_now)
+
+
+class LogEntry(BaseModel):
+    """One entry of the run's execution log (decisions, warnings, errors)."""
+
+    node: str
+    kind: str = "decision"
+    branch: str | None = None
+    message: str
+    reasoning: str = ""
+    timestamp: str = Field(default_factory=utc_now)
+
+
+class Plan(BaseModel):
+    """A research plan: the tree of sub-questions the user reviews."""
+
+    question: str
+    strategy: str = "multi-faceted"
+    sub_questions: list[SubQuestion]
+
+
+class SubSynthesisSummary(BaseModel):
+    """The per-branch entry of RunResult.synthesis.sub_syntheses."""
+
+    id: str
+    question: str
+    priority: float
+    confidence: float | None
+    synthesis_length: int
+
+
+class SynthesisSummary(BaseModel):
+    """The seeds' `synthesis` block of the result."""
+
+    approach: Mode
+    decomposition_strategy: str | None
+    sub_questions_count: int
+    total_iterations: int
+    total_findings: int
+    total_sources: int
+    sub_syntheses: list[SubSynthesisSummary]
+
+
+class CostTotals(BaseModel):
+    """Totals and breakdowns of the cost entries of a run."""
+
+    total_usd: float
+    tokens_in: int
+    tokens_out: int
+    llm_calls: int
+    by_node: dict[str, float]
+    by_branch: dict[str, float]
+    by_model: dict[str, float]
+    entries: list[CostEntry]
+
+
+class RunResult(BaseModel):
+    """Everything a finished run produced; the JSON export is exactly this."""
+
+    run_id: str
+    question: str
+    status: RunStatus
+    mode: Mode
+    final_answer: str
+    hierarchical_synthesis: str | None
+    synthesis: SynthesisSummary
+    sub_questions: list[dict]
+    sources: list[Source]
+    costs: CostTotals
+    warnings: list[str]
+    log: list[LogEntry]
+    started_at: str
+    finished_at: str
+    duration_s: float
+
+
+# ---- structured outputs the LLM answers with -------------------------------------------
+
+
+class ClassificationOutput(BaseModel):
+    """How complex the question is."""
+
+    complexity: Literal["simple", "complex"] = Field(
+        description="simple: one fact or definition; complex: several aspects to research"
+    )
+    reasoning: str = Field(default="", description="One or two sentences on why.")
+
+
+class ProposedSubQuestion(BaseModel):
+    """A sub-question as the LLM proposes it."""
+
+    question: str = Field(min_length=3, description="A focused, researchable question.")
+    priority: float = Field(ge=0.0, le=1.0, description="Importance from 0.0 to 1.0.")
+    rationale: str = Field(default="", description="Why this part matters.")
+
+
+class DecompositionOutput(BaseModel):
+    """The LLM's decomposition of a question."""
+
+    strategy: str = Field(
+        description="comparison, multi-faceted, causal, temporal, evaluative or another word"
+    )
+    sub_questions: list[ProposedSubQuestion] = Field(min_length=1)
+    reasoning: str = Field(default="", description="One sentence on the split.")
+
+
+class QueryPlanOutput(BaseModel):
+    """Search queries for one research iteration."""
+
+    queries: list[str] = Field(min_length=1, max_length=3, description="1-3 search queries")
+    reasoning: str = ""
+
+
+class ExtractedFinding(BaseModel):
+    """One finding the LLM extracted from numbered sources."""
+
+    text: str = Field(min_length=3, description="The fact, in one or two sentences.")
+    confidence: float = Field(ge=0.0, le=1.0, description="0.0-1.0 how well the sources support it")
+    sources: list[int] = Field(default_factory=list, description="Numbers of supporting sources")
+
+
+class FindingsOutput(BaseModel):
+    """The findings of one research iteration."""
+
+    findings: list[ExtractedFinding] = Field(default_factory=list)
+    reasoning: str = ""

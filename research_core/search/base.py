@@ -1,0 +1,44 @@
+"""The one interface every search backend implements, and the one error type it raises."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from research_core.schemas import Source
+
+# Hard bounds so a misbehaving backend cannot flood the engine or the checkpoint.
+MAX_RESULTS_PER_QUERY = 20
+MAX_SNIPPET_CHARS = 1500
+MAX_TITLE_CHARS = 300
+
+
+class SearchError(Exception):
+    """A backend could not answer. `user_message` says what happened and what to do."""
+
+    def __init__(self, backend: str, user_message: str, *, retryable: bool = False, unreachable: bool = False):
+        super().__init__(f"{backend}: {user_message}")
+        self.backend = backend
+        self.user_message = user_message
+        self.retryable = retryable
+        self.unreachable = unreachable
+
+
+@runtime_checkable
+class SearchBackend(Protocol):
+    """A search backend returns Source records for a query."""
+
+    name: str
+
+    def search(self, query: str, max_results: int) -> list[Source]:
+        """Return at most `max_results` sources, best first; raise SearchError on failure."""
+        ...
+
+
+def clip_source(source: Source) -> Source:
+    """Bound the title and snippet of a source (untrusted content can be huge)."""
+    return source.model_copy(
+        update={
+            "title": source.title[:MAX_TITLE_CHARS],
+            "snippet": source.snippet[:MAX_SNIPPET_CHARS],
+        }
+    )
