@@ -99,7 +99,12 @@ class RunConfig(BaseModel):
 
 
 TEMPLATES: dict[str, dict[str, Any]] = {
-    "quick_fact": {"mode": "flat", "max_iterations": 4, "sub_question_min_iterations": 1, "sub_question_max_iterations": 3},
+    "quick_fact": {
+        "mode": "flat",
+        "max_iterations": 4,
+        "sub_question_min_iterations": 1,
+        "sub_question_max_iterations": 3,
+    },
     "general": {},
     "comparison": {"mode": "hierarchical", "max_sub_questions": 5, "max_iterations": 20},
     "deep_dive": {

@@ -226,9 +226,7 @@ class ProposedSubQuestion(BaseModel):
 class DecompositionOutput(BaseModel):
     """The LLM's decomposition of a question."""
 
-    strategy: str = Field(
-        description="comparison, multi-faceted, causal, temporal, evaluative or another word"
-    )
+    strategy: str = Field(description="comparison, multi-faceted, causal, temporal, evaluative or another word")
     sub_questions: list[ProposedSubQuestion] = Field(min_length=1)
     reasoning: str = Field(default="", description="One sentence on the split.")
 
