@@ -178,3 +178,10 @@ def build_run_config(template: str | None = None, question: str | None = None, *
     values: dict[str, Any] = {"template": name, **TEMPLATES[name]}
     values.update({k: v for k, v in overrides.items() if v is not None})
     return RunConfig(**values)
+
+
+def language_instruction(config: RunConfig) -> str:
+    """How prompts name the output language."""
+    if config.report_language:
+        return config.report_language
+    return "the same language as the question"

@@ -23,6 +23,7 @@ RunStatus = Literal[
     "completed_with_fallback",
     "failed",
     "interrupted",
+    "cancelled",
 ]
 Mode = Literal["flat", "hierarchical"]
 
@@ -57,6 +58,7 @@ class SubQuestion(BaseModel):
     synthesis: str | None = None
     confidence: float | None = None
     stop_reason: str | None = None
+    research_done: bool = False
     queries: list[str] = Field(default_factory=list)
 
     @field_validator("question_text")

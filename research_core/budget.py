@@ -1,0 +1,120 @@
+"""Iteration and cost allocation: pure functions, no I/O.
+
+The seeds' rule: reserve iterations for decomposition (1), one synthesis per branch (N) and the
+meta-synthesis (1); split the rest across branches by priority weight and clamp each share to
+[sub_question_min_iterations, sub_question_max_iterations]. We split with the largest-remainder
+method so the shares add up to the research budget instead of silently losing the fractions that
+plain truncation drops.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+def reserved_iterations(num_branches: int) -> int:
+    """Iterations kept back for decomposition, one synthesis per branch and the meta-synthesis."""
+    return 1 + num_branches + 1
+
+
+def split_by_priority(total: int, priorities: Sequence[float]) -> list[int]:
+    """Split `total` whole iterations in proportion to `priorities` (largest remainder).
+
+    Ties in the remainder go to the higher priority, then to the earlier branch, so the
+    result is deterministic. All-zero priorities are treated as equal weights.
+    """
+    if not priorities:
+        return []
+    total = max(0, total)
+    weights = [max(0.0, p) for p in priorities]
+    weight_sum = sum(weights)
+    if weight_sum <= 0:
+        weights = [1.0] * len(priorities)
+        weight_sum = float(len(priorities))
+    exact = [total * w / weight_sum for w in weights]
+    shares = [math.floor(x + 1e-9) for x in exact]
+    leftover = total - sum(shares)
+    order = sorted(range(len(exact)), key=lambda i: (-(exact[i] - shares[i]), -weights[i], i))
+    for i in order[:leftover]:
+        shares[i] += 1
+    return shares
+
+
+def clamp(value: int, low: int, high: int) -> int:
+    """Clamp `value` into [low, high]."""
+    return max(low, min(value, high))
+
+
+def allocate_iterations(
+    max_iterations: int,
+    priorities: Sequence[float],
+    min_per_branch: int,
+    max_per_branch: int,
+) -> list[int]:
+    """Iterations per branch for a hierarchical run (the seeds' formula with largest remainder).
+
+    >>> allocate_iterations(20, [1.0, 0.9, 0.9, 1.0], 2, 5)
+    [4, 3, 3, 4]
+    """
+    research = max_iterations - reserved_iterations(len(priorities))
+    return [clamp(s, min_per_branch, max_per_branch) for s in split_by_priority(research, priorities)]
+
+
+def flat_iterations(max_iterations: int) -> int:
+    """Research iterations of a flat run: the same total budget, less its one synthesis."""
+    return max(1, max_iterations - 1)
+
+
+@dataclass(frozen=True)
+class CostReservation:
+    """Money kept back so synthesis still happens when research hits the cost cap."""
+
+    per_branch_synthesis: float
+    meta_synthesis: float
+
+    def total(self, num_branches: int) -> float:
+        """The whole reservation for `num_branches` branch syntheses plus the meta-synthesis."""
+        return self.per_branch_synthesis * num_branches + self.meta_synthesis
+
+
+# Typical synthesis prompt and answer sizes, used to price the reservation up front.
+SYNTHESIS_TOKENS_IN = 3000
+SYNTHESIS_TOKENS_OUT = 800
+META_TOKENS_IN = 6000
+META_TOKENS_OUT = 1500
+
+
+def reserve_synthesis_cost(work_price: tuple[float, float], synthesis_price: tuple[float, float]) -> CostReservation:
+    """Price the synthesis reservation from per-1M-token prices (input, output) of each tier."""
+    per_branch = (SYNTHESIS_TOKENS_IN * work_price[0] + SYNTHESIS_TOKENS_OUT * work_price[1]) / 1_000_000
+    meta = (META_TOKENS_IN * synthesis_price[0] + META_TOKENS_OUT * synthesis_price[1]) / 1_000_000
+    return CostReservation(per_branch_synthesis=per_branch, meta_synthesis=meta)
+
+
+def research_budget_left(cost_cap: float, spent: float, reservation: float) -> float:
+    """Dollars still available for research; research stops when this reaches zero."""
+    return cost_cap - reservation - spent
+
+
+def estimate_cost_range(
+    total_iterations: int,
+    num_branches: int,
+    work_price: tuple[float, float],
+    synthesis_price: tuple[float, float],
+) -> tuple[float, float]:
+    """A (low, high) cost estimate for a plan, shown before the user approves it.
+
+    One research iteration is two working-model calls (query planning, extraction) of roughly
+    1.5k-4k tokens in and 200-500 out.
+    """
+    res = reserve_synthesis_cost(work_price, synthesis_price)
+    synth = res.total(num_branches)
+
+    def call(tin: int, tout: int) -> float:
+        return (tin * work_price[0] + tout * work_price[1]) / 1_000_000
+
+    low = total_iterations * 2 * call(1500, 200) + synth * 0.5
+    high = total_iterations * 2 * call(4000, 500) + synth * 1.5
+    return (round(low, 4), round(high, 4))

@@ -1,0 +1,69 @@
+"""Wire the research graph: nodes and routing only, no prompts and no business rules."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Send
+
+from research_core.nodes.allocate import allocate_budget
+from research_core.nodes.classify import classify_question
+from research_core.nodes.coordinate import coordinate
+from research_core.nodes.decompose import decompose_question
+from research_core.nodes.research import research_step
+from research_core.nodes.review import review_plan
+from research_core.nodes.synthesize import meta_synthesize, synthesize_branch
+from research_core.services import Services
+from research_core.state import ResearchInput, ResearchOutput, ResearchState
+
+
+def route_after_classify(state: ResearchState) -> Literal["decompose_question", "allocate_budget"]:
+    """Complex questions are decomposed; simple ones go straight to flat research."""
+    return "decompose_question" if state.get("mode") == "hierarchical" else "allocate_budget"
+
+
+def route_after_decompose(state: ResearchState) -> Literal["review_plan", "allocate_budget"]:
+    """A failed decomposition has switched the run to flat mode."""
+    return "review_plan" if state.get("mode") == "hierarchical" else "allocate_budget"
+
+
+def route_after_review(state: ResearchState) -> Literal["allocate_budget", "__end__"]:
+    """A cancelled review ends the run."""
+    return END if state.get("status") == "cancelled" else "allocate_budget"
+
+
+def route_work(state: ResearchState) -> list[Send] | Literal["meta_synthesize"]:
+    """Fan out the steps `coordinate` scheduled, or move on to the final synthesis."""
+    tasks = state.get("next_tasks") or []
+    if not tasks:
+        return "meta_synthesize"
+    return [Send(task["node"], task["payload"]) for task in tasks]
+
+
+def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+    """Compile the research graph with the given checkpointer."""
+    builder = StateGraph(
+        ResearchState, context_schema=Services, input_schema=ResearchInput, output_schema=ResearchOutput
+    )
+    builder.add_node(classify_question)
+    builder.add_node(decompose_question)
+    builder.add_node(review_plan)
+    builder.add_node(allocate_budget)
+    builder.add_node(coordinate)
+    builder.add_node(research_step)
+    builder.add_node(synthesize_branch)
+    builder.add_node(meta_synthesize)
+
+    builder.add_edge(START, "classify_question")
+    builder.add_conditional_edges("classify_question", route_after_classify)
+    builder.add_conditional_edges("decompose_question", route_after_decompose)
+    builder.add_conditional_edges("review_plan", route_after_review)
+    builder.add_edge("allocate_budget", "coordinate")
+    builder.add_conditional_edges("coordinate", route_work, ["research_step", "synthesize_branch", "meta_synthesize"])
+    builder.add_edge("research_step", "coordinate")
+    builder.add_edge("synthesize_branch", "coordinate")
+    builder.add_edge("meta_synthesize", END)
+    return builder.compile(checkpointer=checkpointer)

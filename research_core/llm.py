@@ -1,0 +1,266 @@
+"""The one door to the LLM: chat-model factory per tier, cost recording, structured output.
+
+Structured output uses JSON mode plus pydantic validation rather than `json_schema`, because
+the embedded llama.cpp server rejects `json_schema`; on invalid output the model is asked
+again with the validation error, and the caller decides the fallback when it still fails.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Literal, TypeVar
+
+import openai
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from pydantic import BaseModel, ValidationError
+
+from research_core.configuration import DEFAULT_PRICING, LLMSettings
+from research_core.costs import call_cost, price_for
+from research_core.schemas import CostEntry
+
+logger = logging.getLogger(__name__)
+
+Tier = Literal["work", "synthesis"]
+T = TypeVar("T", bound=BaseModel)
+TASK_HEADER = "X-Arbor-Task"
+
+
+class LLMError(RuntimeError):
+    """An LLM call failed. `user_message` says what went wrong and what to do."""
+
+    def __init__(self, user_message: str, costs: list[CostEntry] | None = None):
+        super().__init__(user_message)
+        self.user_message = user_message
+        self.costs = costs or []
+
+
+class StructuredOutputError(LLMError):
+    """The model kept answering with JSON that does not fit the schema."""
+
+
+def extract_json_object(text: str) -> dict:
+    """Parse the first JSON object in `text` (tolerates code fences and chatter around it)."""
+    cleaned = re.sub(r"```(?:json)?", "", text).strip()
+    try:
+        value = json.loads(cleaned)
+        if isinstance(value, dict):
+            return value
+    except json.JSONDecodeError:
+        pass
+    start = cleaned.find("{")
+    if start < 0:
+        raise ValueError("the answer contains no JSON object")
+    decoder = json.JSONDecoder()
+    value, _ = decoder.raw_decode(cleaned[start:])
+    if not isinstance(value, dict):
+        raise ValueError("the answer is not a JSON object")
+    return value
+
+
+def _describe_error(exc: Exception, base_url: str) -> str:
+    if isinstance(exc, openai.APITimeoutError):
+        return f"The LLM at {base_url} did not answer in time. Try again, raise the timeout, or use a faster model."
+    if isinstance(exc, openai.APIConnectionError):
+        return f"Cannot reach the LLM at {base_url}. Check that the server is running or change the endpoint."
+    if isinstance(exc, openai.AuthenticationError):
+        return "The LLM endpoint rejected the API key. Set OPENAI_API_KEY or enter a valid key in Settings."
+    if isinstance(exc, openai.NotFoundError):
+        return f"The LLM endpoint at {base_url} does not know this model. Check the model name in Settings."
+    if isinstance(exc, openai.RateLimitError):
+        return "The LLM endpoint is rate-limiting requests even after retries. Wait a minute and resume the run."
+    if isinstance(exc, openai.APIStatusError):
+        return f"The LLM endpoint answered with HTTP {exc.status_code}. Resume the run later or change the endpoint."
+    return f"The LLM call failed: {type(exc).__name__}: {exc}"
+
+
+class LLMClient:
+    """Chat models for the working and synthesis tiers, with cost and latency recording."""
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        api_key: str | None = None,
+        pricing: Mapping[str, tuple[float, float]] | None = None,
+        base_url_provider: Callable[[], str] | None = None,
+    ):
+        self.settings = settings
+        self._api_key = api_key
+        self.pricing = dict(pricing if pricing is not None else DEFAULT_PRICING)
+        self._base_url_provider = base_url_provider
+        self._models: dict[str, ChatOpenAI] = {}
+        self._lock = threading.Lock()
+        self._base_url: str | None = None
+
+    @property
+    def is_local(self) -> bool:
+        """True when the embedded local model serves the calls."""
+        return self.settings.provider == "local"
+
+    def base_url(self) -> str:
+        """The endpoint's base URL, starting the embedded server on first use when local."""
+        with self._lock:
+            if self._base_url is None:
+                if self.settings.base_url:
+                    self._base_url = self.settings.base_url
+                elif self._base_url_provider is not None:
+                    self._base_url = self._base_url_provider()
+                elif self.is_local:
+                    from research_core.local_model import get_shared_server
+
+                    self._base_url = get_shared_server().start()
+                else:
+                    self._base_url = "https://api.openai.com/v1"
+            return self._base_url
+
+    def model_name(self, tier: Tier) -> str:
+        """The model that serves `tier`."""
+        return self.settings.synthesis_tier_model if tier == "synthesis" else self.settings.model
+
+    def price(self, tier: Tier) -> tuple[float, float]:
+        """USD per 1M tokens (input, output) of the model serving `tier`."""
+        return price_for(self.model_name(tier), self.pricing, local=self.is_local)
+
+    def _chat_model(self, tier: Tier, json_schema: dict | None) -> ChatOpenAI:
+        key = f"{tier}:{json_schema is not None}"
+        base_url = self.base_url()
+        with self._lock:
+            if key not in self._models:
+                self._models[key] = ChatOpenAI(
+                    model=self.model_name(tier),
+                    base_url=base_url,
+                    api_key=self._api_key or "not-needed",
+                    timeout=self.settings.timeout_s,
+                    max_retries=self.settings.max_retries,
+                    temperature=self.settings.temperature,
+                )
+            return self._models[key]
+
+    def _invoke(
+        self,
+        task: str,
+        messages: list[BaseMessage],
+        *,
+        tier: Tier,
+        node: str,
+        branch: str | None,
+        json_schema: dict | None = None,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> tuple[str, CostEntry]:
+        model = self._chat_model(tier, json_schema)
+        kwargs: dict = {"extra_headers": {TASK_HEADER: task}}
+        if json_mode:
+            fmt: dict = {"type": "json_object"}
+            if json_schema is not None and self.is_local:
+                fmt["schema"] = json_schema  # llama.cpp extension: grammar-constrained JSON
+            kwargs["response_format"] = fmt
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
+        started = time.perf_counter()
+        try:
+            reply = model.invoke(messages, **kwargs)
+        except Exception as exc:
+            latency = time.perf_counter() - started
+            failed = CostEntry(
+                node=node, task=task, branch=branch, model=self.model_name(tier), latency_s=latency, ok=False
+            )
+            raise LLMError(_describe_error(exc, self._base_url or "?"), [failed]) from exc
+        latency = time.perf_counter() - started
+        text = reply.content if isinstance(reply.content, str) else json.dumps(reply.content)
+        usage = getattr(reply, "usage_metadata", None) or {}
+        tokens_in = int(usage.get("input_tokens") or sum(len(str(m.content)) for m in messages) // 4)
+        tokens_out = int(usage.get("output_tokens") or len(text) // 4)
+        entry = CostEntry(
+            node=node,
+            task=task,
+            branch=branch,
+            model=self.model_name(tier),
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            latency_s=round(latency, 4),
+            cost_usd=call_cost(tokens_in, tokens_out, self.price(tier)),
+        )
+        return text, entry
+
+    def complete(
+        self,
+        task: str,
+        system: str,
+        user: str,
+        *,
+        node: str,
+        branch: str | None = None,
+        tier: Tier = "work",
+        max_tokens: int | None = None,
+    ) -> tuple[str, CostEntry]:
+        """Free-text completion. Raises LLMError (with the failed call's cost entry)."""
+        messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
+        return self._invoke(task, messages, tier=tier, node=node, branch=branch, max_tokens=max_tokens)
+
+    def structured(
+        self,
+        task: str,
+        schema: type[T],
+        system: str,
+        user: str,
+        *,
+        node: str,
+        branch: str | None = None,
+        tier: Tier = "work",
+        max_tokens: int | None = 1024,
+    ) -> tuple[T, list[CostEntry]]:
+        """Ask for JSON that validates against `schema`; re-ask with the error on invalid output.
+
+        Returns the parsed object and the cost entries of every attempt. Raises
+        StructuredOutputError (carrying those cost entries) when all attempts fail.
+        """
+        messages: list[BaseMessage] = [SystemMessage(system), HumanMessage(user)]
+        costs: list[CostEntry] = []
+        json_schema = schema.model_json_schema()
+        last_error = ""
+        for _attempt in range(self.settings.structured_retries + 1):
+            try:
+                text, entry = self._invoke(
+                    task,
+                    messages,
+                    tier=tier,
+                    node=node,
+                    branch=branch,
+                    json_schema=json_schema,
+                    json_mode=True,
+                    max_tokens=max_tokens,
+                )
+            except LLMError as exc:
+                exc.costs = costs + exc.costs
+                raise
+            costs.append(entry)
+            try:
+                return schema.model_validate(extract_json_object(text)), costs
+            except (ValueError, ValidationError) as exc:
+                last_error = str(exc).splitlines()[0] if isinstance(exc, ValueError) else _short(exc)
+                logger.info("invalid %s output (%s); asking again", task, last_error)
+                messages = [
+                    *messages,
+                    AIMessage(text[:4000]),
+                    HumanMessage(
+                        f"That answer is not valid: {last_error}. Reply again with only the JSON object in the "
+                        "format described."
+                    ),
+                ]
+        raise StructuredOutputError(
+            f"The model's {task} answer was not valid JSON for the expected format after "
+            f"{self.settings.structured_retries + 1} attempts ({last_error}).",
+            costs,
+        )
+
+
+def _short(exc: ValidationError) -> str:
+    parts = [f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()[:3]]
+    return "; ".join(parts)

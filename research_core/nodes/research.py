@@ -1,0 +1,217 @@
+"""research_step: one iteration of one branch: plan queries, search, extract findings, evaluate."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_core.configuration import RunConfig
+from research_core.llm import StructuredOutputError
+from research_core.prompts import render_prompt
+from research_core.schemas import FindingsOutput, LogEntry, QueryPlanOutput, Source, SubQuestion, stable_id
+from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
+from research_core.services import Services
+from research_core.stopping import branch_stop_decision
+
+logger = logging.getLogger(__name__)
+
+MAX_SOURCES_IN_PROMPT = 8
+SNIPPET_CHARS_IN_PROMPT = 600
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def plan_queries(services: Services, question: str, branch: SubQuestion, findings: list[dict]) -> tuple[list, dict]:
+    """Ask for search queries; fall back to the sub-question itself. Returns (queries, extra update)."""
+    known = "\n".join(f"- {f['text']}" for f in findings[-8:]) or "(none yet)"
+    used = "\n".join(f"- {q}" for q in branch.queries) or "(none)"
+    system, user = render_prompt(
+        "plan_queries", question=question, sub_question=branch.question_text, used_queries=used, known_findings=known
+    )
+    costs: list[dict] = []
+    try:
+        out, entries = services.llm.structured(
+            "plan_queries", QueryPlanOutput, system, user, node="research_step", branch=branch.id, max_tokens=300
+        )
+        costs = [c.model_dump() for c in entries]
+        used_set = {_norm(q) for q in branch.queries}
+        queries = []
+        for q in out.queries:
+            q = " ".join(q.split())[:200]
+            if q and _norm(q) not in used_set and _norm(q) not in {_norm(x) for x in queries}:
+                queries.append(q)
+        log = LogEntry(node="research_step", branch=branch.id, message=f"Queries: {queries}", reasoning=out.reasoning)
+    except StructuredOutputError as exc:
+        costs = [c.model_dump() for c in exc.costs]
+        queries = []
+        log = LogEntry(
+            node="research_step",
+            branch=branch.id,
+            kind="fallback",
+            message="Query planning failed; searching with the sub-question itself.",
+            reasoning=exc.user_message,
+        )
+    if not queries:
+        queries = [branch.question_text[:200]]
+    return queries, {"costs": costs, "log": [log.model_dump()]}
+
+
+def run_searches(
+    services: Services, queries: list[str], max_results: int, branch_id: str
+) -> tuple[list[Source], list[dict], list[str]]:
+    """Search every usable backend for every query. Returns (sources, log entries, warnings)."""
+    found: dict[str, Source] = {}
+    log: list[dict] = []
+    warnings: list[str] = []
+    per_query = min(max_results, MAX_RESULTS_PER_QUERY)
+    backends = services.usable_backends()
+    if not backends:
+        log.append(
+            LogEntry(
+                node="research_step", branch=branch_id, kind="search", message="No search backend is usable."
+            ).model_dump()
+        )
+    for backend in backends:
+        for query in queries:
+            if backend.name not in {b.name for b in services.usable_backends()}:
+                break
+            try:
+                results = backend.search(query, per_query)[:per_query]
+            except SearchError as exc:
+                entry = LogEntry(node="research_step", branch=branch_id, kind="search_error", message=exc.user_message)
+                log.append(entry.model_dump())
+                if exc.unreachable and services.mark_down(backend.name, exc.user_message):
+                    warnings.append(f"{exc.user_message} (backend '{backend.name}' disabled for this run)")
+                continue
+            except Exception as exc:  # a backend bug must not lose the run
+                logger.exception("search backend %s failed", backend.name)
+                entry = LogEntry(
+                    node="research_step",
+                    branch=branch_id,
+                    kind="search_error",
+                    message=f"{backend.name} failed: {type(exc).__name__}: {exc}",
+                )
+                log.append(entry.model_dump())
+                continue
+            for src in results:
+                src = clip_source(src).model_copy(update={"sub_question_id": branch_id})
+                if src.id not in found or found[src.id].relevance < src.relevance:
+                    found[src.id] = src
+            entry = LogEntry(
+                node="research_step",
+                branch=branch_id,
+                kind="search",
+                message=f"{backend.name}: {len(results)} results for {query!r}",
+            )
+            log.append(entry.model_dump())
+    ranked = sorted(found.values(), key=lambda s: -s.relevance)
+    return ranked[:MAX_SOURCES_IN_PROMPT], log, warnings
+
+
+def extract_findings(
+    services: Services, branch: SubQuestion, sources: list[Source], known: list[dict], iteration: int
+) -> tuple[list[dict], list[Source], dict]:
+    """Ask the model for findings from numbered sources; keep only ones citing a real source."""
+    listing = "\n\n".join(
+        f"[{i}] {s.title}\n{s.url}\n{s.snippet[:SNIPPET_CHARS_IN_PROMPT]}" for i, s in enumerate(sources, start=1)
+    )
+    system, user = render_prompt("extract_findings", sub_question=branch.question_text, sources=listing)
+    try:
+        out, entries = services.llm.structured(
+            "extract_findings", FindingsOutput, system, user, node="research_step", branch=branch.id, max_tokens=700
+        )
+    except StructuredOutputError as exc:
+        entry = LogEntry(
+            node="research_step",
+            branch=branch.id,
+            kind="fallback",
+            message="Finding extraction failed for this iteration; no findings recorded.",
+            reasoning=exc.user_message,
+        )
+        return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    known_texts = {_norm(f["text"]) for f in known}
+    findings: list[dict] = []
+    cited: dict[str, Source] = {}
+    dropped = 0
+    for item in out.findings:
+        refs = [sources[n - 1] for n in dict.fromkeys(item.sources) if 1 <= n <= len(sources)]
+        text = " ".join(item.text.split())
+        if not refs or _norm(text) in known_texts:
+            dropped += 1
+            continue
+        known_texts.add(_norm(text))
+        for s in refs:
+            cited[s.id] = s
+        findings.append(
+            {
+                "id": stable_id(branch.id, text),
+                "sub_question_id": branch.id,
+                "text": text,
+                "confidence": item.confidence,
+                "source_ids": [s.id for s in refs],
+                "iteration": iteration,
+            }
+        )
+    message = f"{len(findings)} new findings"
+    if dropped:
+        message += f"; {dropped} dropped (no valid source or duplicate)"
+    entry = LogEntry(node="research_step", branch=branch.id, message=message, reasoning=out.reasoning)
+    return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
+
+
+def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
+    """Run one research iteration of the branch in `payload` and decide whether it is done."""
+    services = runtime.context
+    config = RunConfig(**payload["config"])
+    branch = SubQuestion(**payload["branch"])
+    known: list[dict] = payload.get("findings", [])
+    iteration = branch.iteration_count + 1
+    services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
+
+    queries, update = plan_queries(services, payload["question"], branch, known)
+    costs, log = list(update["costs"]), list(update["log"])
+    sources, search_log, warnings = run_searches(services, queries, config.max_results_per_query, branch.id)
+    log += search_log
+    new_findings: list[dict] = []
+    cited: list[Source] = []
+    if sources:
+        new_findings, cited, extra = extract_findings(services, branch, sources, known, iteration)
+        costs += extra["costs"]
+        log += extra["log"]
+    else:
+        entry = LogEntry(node="research_step", branch=branch.id, message="No search results this iteration.")
+        log.append(entry.model_dump())
+
+    confidences = [f["confidence"] for f in known] + [f["confidence"] for f in new_findings]
+    decision = branch_stop_decision(
+        iteration,
+        branch.allocated_iterations,
+        config.sub_question_min_iterations,
+        confidences,
+        config.findings_for_stop,
+        config.confidence_for_stop,
+    )
+    log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
+    services.emit(
+        {"type": "branch_iteration_done", "branch": branch.id, "iteration": iteration, "findings": len(new_findings)}
+    )
+    return {
+        "branches": {
+            branch.id: {
+                "status": "researching",
+                "iteration_count": iteration,
+                "queries": [*branch.queries, *queries],
+                "research_done": decision.stop,
+                "stop_reason": decision.reason if decision.stop else None,
+            }
+        },
+        "findings": new_findings,
+        "sources": [s.model_dump() for s in cited],
+        "costs": costs,
+        "log": log,
+        "warnings": warnings,
+    }

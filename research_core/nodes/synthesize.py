@@ -1,0 +1,183 @@
+"""synthesize_branch and meta_synthesize: cited answers per branch, then the integrated report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_core.citations import (
+    cited_source_ids,
+    drop_unknown_numbers,
+    global_numbering,
+    markers_to_numbered,
+    numbered_to_markers,
+)
+from research_core.configuration import RunConfig, language_instruction
+from research_core.llm import LLMError
+from research_core.plan import tree_order
+from research_core.prompts import render_prompt
+from research_core.schemas import LogEntry, SubQuestion
+from research_core.services import Services
+from research_core.state import ResearchState
+
+
+def findings_as_markdown(findings: list[dict], local: dict[str, int]) -> str:
+    """Findings as a bullet list citing their sources with local numbers."""
+    lines = []
+    for f in findings:
+        refs = "".join(f"[{local[sid]}]" for sid in f.get("source_ids", []) if sid in local)
+        lines.append(f"- {f['text']} {refs}".rstrip())
+    return "\n".join(lines)
+
+
+def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
+    """Write the branch's cited answer; citations that point nowhere are removed."""
+    services = runtime.context
+    config = RunConfig(**payload["config"])
+    branch = SubQuestion(**payload["branch"])
+    findings: list[dict] = payload.get("findings", [])
+    sources: list[dict] = payload.get("sources", [])
+    costs: list[dict] = []
+    log: list[dict] = []
+    warnings: list[str] = []
+    services.emit({"type": "branch_synthesis_started", "branch": branch.id})
+    if not findings:
+        reason = branch.stop_reason or "no usable search results"
+        text = f"No findings were gathered for this sub-question ({reason}), so it remains unanswered."
+        log.append(
+            LogEntry(node="synthesize_branch", branch=branch.id, message="No findings to synthesize.").model_dump()
+        )
+        confidence = None
+    else:
+        ordered_ids = list(dict.fromkeys(sid for f in findings for sid in f.get("source_ids", [])))
+        by_id = {s["id"]: s for s in sources}
+        ordered_ids = [sid for sid in ordered_ids if sid in by_id]
+        local = {sid: i for i, sid in enumerate(ordered_ids, start=1)}
+        listing = "\n".join(f"[{n}] {by_id[sid].get('title') or by_id[sid]['url']}" for sid, n in local.items())
+        bullet_list = findings_as_markdown(findings, local)
+        system, user = render_prompt(
+            "synthesize_branch",
+            sub_question=branch.question_text,
+            findings="\n".join(
+                f"- (confidence {f['confidence']:.1f}) {line[2:]}"
+                for f, line in zip(findings, bullet_list.splitlines(), strict=True)
+            ),
+            sources=listing,
+            language=language_instruction(config),
+        )
+        reverse = {n: sid for sid, n in local.items()}
+        try:
+            raw, entry = services.llm.complete(
+                "synthesize_branch", system, user, node="synthesize_branch", branch=branch.id, max_tokens=700
+            )
+            costs.append(entry.model_dump())
+            text, removed = numbered_to_markers(raw.strip(), reverse)
+            if removed:
+                message = f"Removed {removed} citation(s) to sources that do not exist."
+                log.append(
+                    LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump()
+                )
+            if not cited_source_ids(text):
+                # Small models often forget citations: attach the cited findings so every claim stays traceable.
+                key, _ = numbered_to_markers(bullet_list, reverse)
+                text = f"{text}\n\nKey findings:\n{key}" if text else key
+                log.append(
+                    LogEntry(
+                        node="synthesize_branch",
+                        branch=branch.id,
+                        kind="citations",
+                        message="The synthesis cited no source; the cited findings were attached.",
+                    ).model_dump()
+                )
+        except LLMError as exc:
+            costs += [c.model_dump() for c in exc.costs]
+            text, _ = numbered_to_markers(bullet_list, reverse)
+            message = f"Synthesis of {branch.id} failed ({exc.user_message}); its findings are listed instead."
+            warnings.append(message)
+            log.append(
+                LogEntry(node="synthesize_branch", branch=branch.id, kind="fallback", message=message).model_dump()
+            )
+        confidence = round(sum(f["confidence"] for f in findings) / len(findings), 3)
+    services.emit({"type": "branch_completed", "branch": branch.id})
+    return {
+        "branches": {
+            branch.id: {"status": "completed", "synthesis": text, "confidence": confidence, "research_done": True}
+        },
+        "costs": costs,
+        "log": log,
+        "warnings": warnings,
+    }
+
+
+def ordered_syntheses(state: ResearchState) -> list[tuple[dict, str]]:
+    """(branch, synthesis with markers) for completed branches, in tree order."""
+    branches = state.get("branches", {})
+    out = []
+    for bid in tree_order(branches, state.get("branch_order", [])):
+        b = branches[bid]
+        if b.get("status") == "completed" and b.get("synthesis"):
+            out.append((b, b["synthesis"]))
+    return out
+
+
+def fallback_report(state: ResearchState, numbering: dict[str, int]) -> str:
+    """The branch syntheses under headings: the report when meta-synthesis fails."""
+    parts = []
+    for b, text in ordered_syntheses(state):
+        parts.append(f"## {b['question_text']}\n\n{markers_to_numbered(text, numbering)}")
+    return "\n\n".join(parts) or "No branch produced an answer."
+
+
+def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
+    """Integrate the branch answers into the final report (flat runs: the branch answer is the report)."""
+    if state.get("status") == "cancelled":
+        return {}
+    config = RunConfig(**state["config"])
+    pieces = ordered_syntheses(state)
+    numbering = global_numbering(text for _, text in pieces)
+    if state.get("mode") == "flat":
+        final = markers_to_numbered(pieces[0][1], numbering) if pieces else "No answer could be produced."
+        return {"final_answer": final, "status": "completed"}
+    if not pieces:
+        message = "No branch produced an answer, so there is nothing to synthesize."
+        return {"final_answer": message, "status": "completed_with_fallback", "warnings": [message]}
+    sub_answers = "\n\n".join(
+        f"### {b['id']}: {b['question_text']}\n{markers_to_numbered(text, numbering)}" for b, text in pieces
+    )
+    system, user = render_prompt(
+        "meta_synthesis", question=state["question"], sub_answers=sub_answers, language=language_instruction(config)
+    )
+    runtime.context.emit({"type": "meta_synthesis_started"})
+    try:
+        raw, entry = runtime.context.llm.complete(
+            "meta_synthesis", system, user, node="meta_synthesize", tier="synthesis", max_tokens=1800
+        )
+    except LLMError as exc:
+        message = f"The final synthesis failed ({exc.user_message}); the report shows the branch answers instead."
+        return {
+            "final_answer": fallback_report(state, numbering),
+            "status": "completed_with_fallback",
+            "costs": [c.model_dump() for c in exc.costs],
+            "warnings": [message],
+            "log": [LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
+        }
+    text, removed = drop_unknown_numbers(raw.strip(), len(numbering))
+    log = []
+    if removed:
+        log.append(
+            LogEntry(
+                node="meta_synthesize", kind="citations", message=f"Removed {removed} citation(s) to unknown sources."
+            ).model_dump()
+        )
+    if len(text) < 40:
+        message = "The final synthesis came back empty; the report shows the branch answers instead."
+        return {
+            "final_answer": fallback_report(state, numbering),
+            "status": "completed_with_fallback",
+            "costs": [entry.model_dump()],
+            "warnings": [message],
+            "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
+        }
+    log.append(LogEntry(node="meta_synthesize", message=f"Report written ({len(text)} characters).").model_dump())
+    return {"final_answer": text, "status": "completed", "costs": [entry.model_dump()], "log": log}

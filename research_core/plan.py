@@ -1,0 +1,169 @@
+"""Turning LLM decompositions and user edits into a valid research tree."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+
+from research_core.configuration import RunConfig
+from research_core.schemas import DecompositionOutput, Plan, SubQuestion
+
+logger = logging.getLogger(__name__)
+
+MAX_PLAN_DEPTH = 3
+MAX_QUESTION_CHARS = 2000
+
+
+class PlanError(ValueError):
+    """A plan or plan edit is invalid; the message says what to fix."""
+
+
+def branch_id(index: int, parent_id: str | None = None) -> str:
+    """Id of the `index`-th (1-based) sub-question: sq_001, or sq_001.2 under a parent."""
+    return f"{parent_id}.{index}" if parent_id else f"sq_{index:03d}"
+
+
+def plan_from_decomposition(question: str, output: DecompositionOutput, config: RunConfig) -> tuple[Plan, list[str]]:
+    """Build a Plan from the LLM's decomposition, enforcing the configured bounds.
+
+    Fewer than the minimum: keep them and warn. More than the maximum: keep the highest
+    priorities (stable for ties), in the order the LLM gave them.
+    """
+    warnings: list[str] = []
+    proposed = [sq for sq in output.sub_questions if sq.question.strip()]
+    seen: set[str] = set()
+    unique = []
+    for sq in proposed:
+        key = " ".join(sq.question.lower().split())
+        if key not in seen:
+            seen.add(key)
+            unique.append(sq)
+    if len(unique) > config.max_sub_questions:
+        keep = sorted(range(len(unique)), key=lambda i: (-unique[i].priority, i))[: config.max_sub_questions]
+        warnings.append(
+            f"The model proposed {len(unique)} sub-questions; kept the {config.max_sub_questions} "
+            "with the highest priority."
+        )
+        unique = [unique[i] for i in sorted(keep)]
+    if len(unique) < config.min_sub_questions:
+        warnings.append(
+            f"The model proposed only {len(unique)} sub-question(s), fewer than the minimum of "
+            f"{config.min_sub_questions}; continuing with them."
+        )
+    subs = [
+        SubQuestion(
+            id=branch_id(i + 1),
+            question_text=sq.question.strip()[:MAX_QUESTION_CHARS],
+            priority=round(sq.priority, 3),
+            rationale=sq.rationale.strip(),
+        )
+        for i, sq in enumerate(unique)
+    ]
+    return Plan(question=question, strategy=(output.strategy or "multi-faceted").strip().lower(), sub_questions=subs), (
+        warnings
+    )
+
+
+def _as_priority(value: Any, where: str) -> float:
+    if isinstance(value, bool):
+        raise PlanError(f"{where}: priority must be a number from 0 to 1, not {value!r}.")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise PlanError(f"{where}: priority must be a number from 0 to 1, not {value!r}.") from None
+    if not 0.0 <= number <= 1.0 or number != number:
+        raise PlanError(f"{where}: priority {number:g} is outside 0-1.")
+    return number
+
+
+def validate_plan(data: dict[str, Any] | Plan, question: str, max_depth: int = MAX_PLAN_DEPTH) -> Plan:
+    """Validate a plan edited by a user (CLI JSON file or UI table) and fill missing ids.
+
+    Refuses, with a message naming the row: no sub-questions, empty text, priority not a
+    number in 0-1, duplicate ids, unknown parents, cycles, and nesting deeper than `max_depth`.
+    """
+    if isinstance(data, Plan):
+        data = data.model_dump()
+    if not isinstance(data, dict):
+        raise PlanError("The plan must be a JSON object with a 'sub_questions' list.")
+    rows = data.get("sub_questions")
+    if not isinstance(rows, list):
+        raise PlanError("The plan must contain a 'sub_questions' list.")
+    if not rows:
+        raise PlanError("The plan has no sub-questions; add at least one or run the question flat.")
+    cleaned: list[dict[str, Any]] = []
+    ids: set[str] = set()
+    next_index = 1
+    for n, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            raise PlanError(f"Sub-question {n} must be an object with question_text and priority.")
+        where = f"Sub-question {n}"
+        text = row.get("question_text", row.get("question"))
+        if not isinstance(text, str) or not text.strip():
+            raise PlanError(f"{where}: the question text is empty.")
+        if len(text) > MAX_QUESTION_CHARS:
+            raise PlanError(f"{where}: the question is longer than {MAX_QUESTION_CHARS} characters.")
+        priority = _as_priority(row.get("priority", 0.5), where)
+        sq_id = row.get("id")
+        if sq_id in (None, ""):
+            while branch_id(next_index) in ids or any(r.get("id") == branch_id(next_index) for r in rows):
+                next_index += 1
+            sq_id = branch_id(next_index)
+        if not isinstance(sq_id, str):
+            raise PlanError(f"{where}: the id must be text.")
+        if sq_id in ids:
+            raise PlanError(f"{where}: the id {sq_id!r} is used twice; ids must be unique.")
+        ids.add(sq_id)
+        parent = row.get("parent_id") or None
+        cleaned.append(
+            {
+                "id": sq_id,
+                "question_text": text.strip(),
+                "priority": priority,
+                "rationale": str(row.get("rationale") or "").strip(),
+                "parent_id": parent,
+                "status": row.get("status") if row.get("status") in ("pending", "skipped") else "pending",
+            }
+        )
+    by_id = {r["id"]: r for r in cleaned}
+    for r in cleaned:
+        depth = 0
+        seen = {r["id"]}
+        parent = r["parent_id"]
+        while parent is not None:
+            if parent not in by_id:
+                raise PlanError(f"{r['id']}: its parent {parent!r} is not in the plan.")
+            if parent in seen:
+                raise PlanError(f"{r['id']}: parent links form a cycle ({' -> '.join([*seen, parent])}).")
+            seen.add(parent)
+            depth += 1
+            parent = by_id[parent]["parent_id"]
+        if depth > max_depth:
+            raise PlanError(f"{r['id']}: nested {depth} levels deep; the limit is {max_depth}.")
+        r["depth"] = depth
+    try:
+        subs = [SubQuestion(**r) for r in cleaned]
+    except ValidationError as exc:
+        raise PlanError(f"The plan is invalid: {exc.errors()[0]['msg']}") from None
+    strategy = str(data.get("strategy") or "multi-faceted")
+    return Plan(question=question, strategy=strategy, sub_questions=subs)
+
+
+def tree_order(branches: dict[str, dict], order: list[str]) -> list[str]:
+    """Ids in depth-first tree order: each parent followed by its children, siblings as listed."""
+    children: dict[str | None, list[str]] = {}
+    for bid in order:
+        if bid in branches:
+            parent = branches[bid].get("parent_id")
+            children.setdefault(parent if parent in branches else None, []).append(bid)
+    out: list[str] = []
+
+    def walk(parent: str | None) -> None:
+        for bid in children.get(parent, []):
+            out.append(bid)
+            walk(bid)
+
+    walk(None)
+    return out

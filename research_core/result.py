@@ -1,0 +1,90 @@
+"""Assemble the RunResult (the seeds' result structure) from a run's final state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research_core.citations import global_numbering, markers_to_numbered
+from research_core.costs import summarize_costs
+from research_core.plan import tree_order
+from research_core.schemas import (
+    LogEntry,
+    RunResult,
+    Source,
+    SubSynthesisSummary,
+    SynthesisSummary,
+)
+
+
+def numbered_sources(state: dict[str, Any]) -> tuple[dict[str, int], list[Source]]:
+    """The global citation numbering and the source list it indexes (cited first, then the rest)."""
+    branches = state.get("branches", {})
+    order = tree_order(branches, state.get("branch_order", []))
+    texts = [branches[b]["synthesis"] for b in order if branches[b].get("synthesis")]
+    numbering = global_numbering(texts)
+    unique: dict[str, Source] = {}
+    for s in state.get("sources", []):
+        unique.setdefault(s["id"], Source.model_validate(s))
+    cited = sorted((sid for sid in numbering if sid in unique), key=lambda sid: numbering[sid])
+    rest = [sid for sid in unique if sid not in numbering]
+    return numbering, [unique[sid] for sid in cited + rest]
+
+
+def build_result(
+    run_id: str, state: dict[str, Any], *, started_at: str, finished_at: str, duration_s: float
+) -> RunResult:
+    """The exportable result of a finished (or stopped) run."""
+    branches = state.get("branches", {})
+    order = tree_order(branches, state.get("branch_order", []))
+    numbering, sources = numbered_sources(state)
+    findings_by_branch: dict[str, list[dict]] = {}
+    for f in state.get("findings", []):
+        findings_by_branch.setdefault(f["sub_question_id"], []).append(f)
+    mode = state.get("mode") or "flat"
+    sub_questions = []
+    for bid in order:
+        b = dict(branches[bid])
+        if b.get("synthesis"):
+            b["synthesis"] = markers_to_numbered(b["synthesis"], numbering)
+        b["findings"] = findings_by_branch.get(bid, [])
+        sub_questions.append(b)
+    research_iterations = sum(int(b.get("iteration_count", 0)) for b in branches.values())
+    syntheses = sum(1 for b in branches.values() if b.get("status") == "completed")
+    overhead = 2 if mode == "hierarchical" else 0  # decomposition + meta-synthesis
+    summary = SynthesisSummary(
+        approach="hierarchical" if mode == "hierarchical" else "flat",
+        decomposition_strategy=state.get("strategy") if mode == "hierarchical" else None,
+        sub_questions_count=len(order) if mode == "hierarchical" else 0,
+        total_iterations=research_iterations + syntheses + overhead,
+        total_findings=len(state.get("findings", [])),
+        total_sources=len(sources),
+        sub_syntheses=[
+            SubSynthesisSummary(
+                id=b["id"],
+                question=b["question_text"],
+                priority=b["priority"],
+                confidence=b.get("confidence"),
+                synthesis_length=len(b.get("synthesis") or ""),
+            )
+            for b in sub_questions
+            if b.get("synthesis")
+        ],
+    )
+    final = state.get("final_answer") or ""
+    return RunResult(
+        run_id=run_id,
+        question=state.get("question", ""),
+        status=state.get("status") or "completed",
+        mode=summary.approach,
+        final_answer=final,
+        hierarchical_synthesis=final if mode == "hierarchical" else None,
+        synthesis=summary,
+        sub_questions=sub_questions,
+        sources=sources,
+        costs=summarize_costs(state.get("costs", [])),
+        warnings=list(dict.fromkeys(state.get("warnings", []))),
+        log=[LogEntry.model_validate(e) for e in state.get("log", [])],
+        started_at=started_at,
+        finished_at=finished_at,
+        duration_s=round(duration_s, 3),
+    )

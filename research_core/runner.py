@@ -1,0 +1,417 @@
+"""The one API the CLI and the UI use to start, drive, inspect and export research runs.
+
+A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph
+until it finishes or pauses at a gate (plan review, step gate); `start_background` and
+`resume_background` do the same on a thread owned by the runner, so a page rerun or a second
+browser tab never drives one run twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import unicodedata
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Command
+
+from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
+from research_core.costs import summarize_costs
+from research_core.graph import build_graph
+from research_core.llm import LLMClient, LLMError
+from research_core.nodes.decompose import propose_plan
+from research_core.plan import PlanError, tree_order, validate_plan
+from research_core.result import build_result
+from research_core.schemas import CostTotals, Plan, RunResult, utc_now
+from research_core.search.base import SearchBackend
+from research_core.services import Services
+from research_core.store import RunStore, default_db_path, open_checkpointer
+
+logger = logging.getLogger(__name__)
+
+MAX_QUESTION_CHARS = 4000
+RECURSION_LIMIT = 10_000
+
+
+class RunError(RuntimeError):
+    """A user-facing error about a run (unknown id, busy run, invalid question ...)."""
+
+
+def clean_question(question: str) -> str:
+    """Strip control characters and whitespace; refuse empty or oversized questions."""
+    if not isinstance(question, str):
+        raise RunError("The question must be text.")
+    text = "".join(ch for ch in question if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
+    text = " ".join(text.split())
+    if not text:
+        raise RunError("The question is empty. Type a question to research.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise RunError(
+            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
+            "Shorten it, or put the background material in the document library."
+        )
+    return text
+
+
+@dataclass
+class RunSnapshot:
+    """What a run looks like right now, for the CLI and the UI."""
+
+    run_id: str
+    question: str
+    status: str
+    mode: str | None
+    pending: dict[str, Any] | None
+    branches: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+    sources: list[dict[str, Any]]
+    costs: CostTotals
+    log: list[dict[str, Any]]
+    warnings: list[str]
+    final_answer: str | None
+    error: str | None
+    config: dict[str, Any]
+    created_at: str | None = None
+    active: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+class Runner:
+    """Starts and drives research runs against one SQLite database."""
+
+    def __init__(
+        self,
+        db_path: Path | str | None = None,
+        *,
+        llm_settings: LLMSettings | None = None,
+        api_key: str | None = None,
+        pricing: Mapping[str, tuple[float, float]] | None = None,
+        backends: list[SearchBackend] | None = None,
+        progress: Callable[[str], None] | None = None,
+    ):
+        self.db_path = Path(db_path) if db_path is not None else default_db_path()
+        self.llm_settings = llm_settings or LLMSettings.from_env()
+        self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.pricing = dict(pricing if pricing is not None else DEFAULT_PRICING)
+        self._backends = backends
+        self.progress = progress
+        self.store = RunStore(self.db_path)
+        self._llm: LLMClient | None = None
+        self._threads: dict[str, threading.Thread] = {}
+        self._events: dict[str, list[dict[str, Any]]] = {}
+        self._busy: set[str] = set()
+        self._lock = threading.Lock()
+
+    # ---- services -----------------------------------------------------------------------
+
+    @property
+    def llm(self) -> LLMClient:
+        """The LLM client (the embedded server starts on the first call that needs it)."""
+        with self._lock:
+            if self._llm is None:
+                provider = None
+                if self.llm_settings.provider == "local" and not self.llm_settings.base_url:
+
+                    def provider() -> str:
+                        from research_core.local_model import get_shared_server
+
+                        server = get_shared_server(progress=self.progress)
+                        return server.base_url
+
+                self._llm = LLMClient(
+                    self.llm_settings, api_key=self._api_key, pricing=self.pricing, base_url_provider=provider
+                )
+            return self._llm
+
+    def backends_for(self, config: RunConfig) -> list[SearchBackend]:
+        """The search backends of a run: injected ones, or built from the config's names."""
+        if self._backends is not None:
+            return list(self._backends)
+        from research_core.search.registry import build_backends
+
+        return build_backends(config.search_backends, self.db_path)
+
+    def _services(self, run_id: str, config: RunConfig) -> Services:
+        events = self._events.setdefault(run_id, [])
+
+        def emit(event: dict[str, Any]) -> None:
+            events.append({**event, "t": time.time()})
+
+        return Services(llm=self.llm, backends=self.backends_for(config), emit=emit)
+
+    # ---- planning without a run ---------------------------------------------------------
+
+    def propose_plan(self, question: str, config: RunConfig) -> tuple[Plan, list[str]]:
+        """Decompose a question without starting a run (the CLI's `decompose`)."""
+        question = clean_question(question)
+        plan, warnings, _costs, _reasoning = propose_plan(self.llm, question, config)
+        return plan, warnings
+
+    # ---- driving runs -------------------------------------------------------------------
+
+    def start(
+        self,
+        question: str,
+        config: RunConfig,
+        plan: Plan | dict | None = None,
+        *,
+        run_id: str | None = None,
+        parent_run_id: str | None = None,
+    ) -> RunSnapshot:
+        """Create a run and drive it until it finishes or pauses at a gate."""
+        run_id = self.create_run(question, config, plan, run_id=run_id, parent_run_id=parent_run_id)
+        return self._drive(run_id, self._initial_input(run_id))
+
+    def create_run(
+        self,
+        question: str,
+        config: RunConfig,
+        plan: Plan | dict | None = None,
+        *,
+        run_id: str | None = None,
+        parent_run_id: str | None = None,
+    ) -> str:
+        """Validate the inputs and record a new run; nothing runs yet."""
+        question = clean_question(question)
+        plan_dict = None
+        if plan is not None:
+            try:
+                plan_dict = validate_plan(plan, question).model_dump()
+            except PlanError as exc:
+                raise RunError(f"The plan is invalid: {exc}") from None
+        run_id = run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.store.create(run_id, question, config.model_dump(), parent_run_id=parent_run_id)
+        if plan_dict is not None:
+            self.store.update(run_id, plan_json=plan_dict)
+        return run_id
+
+    def _initial_input(self, run_id: str) -> dict[str, Any]:
+        record = self._record(run_id)
+        import json
+
+        return {
+            "run_id": run_id,
+            "question": record["question"],
+            "config": json.loads(record["config_json"]),
+            "initial_plan": json.loads(record["plan_json"]) if record.get("plan_json") else None,
+        }
+
+    def resume(self, run_id: str, answer: Any = None) -> RunSnapshot:
+        """Continue a run: answer its open gate, or pick up after a crash or failure."""
+        record = self._record(run_id)
+        with open_checkpointer(self.db_path) as saver:
+            state = build_graph(saver).get_state(self._config(run_id))
+        if not state.values and not state.next:
+            return self._drive(run_id, self._initial_input(run_id))
+        if state.interrupts:
+            if answer is None:
+                return self.snapshot(run_id)
+            return self._drive(run_id, Command(resume=answer))
+        if not state.next and record["status"] in ("completed", "completed_with_fallback", "cancelled"):
+            return self.snapshot(run_id)
+        return self._drive(run_id, None)
+
+    def _config(self, run_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
+
+    def _drive(self, run_id: str, graph_input: Any) -> RunSnapshot:
+        with self._lock:
+            if run_id in self._busy:
+                raise RunError(f"Run {run_id} is already running.")
+            self._busy.add(run_id)
+        try:
+            return self._drive_locked(run_id, graph_input)
+        finally:
+            with self._lock:
+                self._busy.discard(run_id)
+
+    def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
+        record = self._record(run_id)
+        config = RunConfig.model_validate_json(record["config_json"])
+        started = time.time()
+        self.store.update(run_id, status="running", error=None, owner_pid=os.getpid())
+        error: str | None = None
+        with open_checkpointer(self.db_path) as saver:
+            graph = build_graph(saver)
+            cfg = self._config(run_id)
+            try:
+                services = self._services(run_id, config)
+                for _ in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
+                    pass
+            except (LLMError, RunError) as exc:
+                error = getattr(exc, "user_message", str(exc))
+            except PlanError as exc:
+                error = f"The plan is invalid: {exc}"
+            except Exception as exc:
+                logger.exception("run %s failed", run_id)
+                error = f"{type(exc).__name__}: {exc}"
+            state = graph.get_state(cfg)
+        values = state.values or {}
+        if error is not None:
+            self.store.update(run_id, status="failed", error=error, mode=values.get("mode") or config.mode)
+        elif state.interrupts:
+            kind = (state.interrupts[0].value or {}).get("kind")
+            status = "awaiting_review" if kind == "review" else "awaiting_step"
+            self.store.update(run_id, status=status, mode=values.get("mode") or config.mode)
+        elif state.next:
+            self.store.update(run_id, status="interrupted")
+        else:
+            self._finish(run_id, values, record, started)
+        return self.snapshot(run_id)
+
+    def _finish(self, run_id: str, values: dict[str, Any], record: dict[str, Any], started: float) -> None:
+        status = values.get("status") or "completed"
+        if status == "cancelled":
+            self.store.update(run_id, status="cancelled", mode=values.get("mode") or "")
+            return
+        created = record.get("created_at") or utc_now()
+        finished = utc_now()
+        from datetime import datetime
+
+        duration = (datetime.fromisoformat(finished) - datetime.fromisoformat(created)).total_seconds()
+        result = build_result(run_id, values, started_at=created, finished_at=finished, duration_s=duration)
+        totals = {
+            "cost_usd": result.costs.total_usd,
+            "tokens_in": result.costs.tokens_in,
+            "tokens_out": result.costs.tokens_out,
+            "llm_calls": result.costs.llm_calls,
+            "iterations": result.synthesis.total_iterations,
+            "findings": result.synthesis.total_findings,
+            "sources": result.synthesis.total_sources,
+            "duration_s": result.duration_s,
+        }
+        self.store.update(
+            run_id, status=result.status, mode=result.mode, totals_json=totals, result_json=result.model_dump_json()
+        )
+
+    # ---- background runs (UI) -----------------------------------------------------------
+
+    def is_active(self, run_id: str) -> bool:
+        """True while this process is driving the run."""
+        with self._lock:
+            return run_id in self._busy or (run_id in self._threads and self._threads[run_id].is_alive())
+
+    def _spawn(self, run_id: str, target: Callable[[], Any]) -> None:
+        def body() -> None:
+            try:
+                target()
+            except RunError as exc:
+                logger.warning("background run %s: %s", run_id, exc)
+            except Exception:
+                logger.exception("background run %s crashed", run_id)
+
+        with self._lock:
+            existing = self._threads.get(run_id)
+            if existing is not None and existing.is_alive():
+                raise RunError(f"Run {run_id} is already running.")
+            thread = threading.Thread(target=body, name=f"arbor-run-{run_id}", daemon=True)
+            self._threads[run_id] = thread
+            self._busy.add(run_id)
+        # _drive takes the busy flag itself; release the placeholder just before it does.
+        with self._lock:
+            self._busy.discard(run_id)
+        thread.start()
+
+    def start_background(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
+        """Create a run and drive it on a background thread; returns the run id at once."""
+        run_id = self.create_run(question, config, plan)
+        self._spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id)))
+        return run_id
+
+    def resume_background(self, run_id: str, answer: Any = None) -> None:
+        """Resume a run on a background thread."""
+        self._record(run_id)
+        self._spawn(run_id, lambda: self.resume(run_id, answer))
+
+    def wait(self, run_id: str, timeout: float | None = None) -> RunSnapshot:
+        """Block until the run's background thread ends (tests and CLI)."""
+        thread = self._threads.get(run_id)
+        if thread is not None:
+            thread.join(timeout)
+        return self.snapshot(run_id)
+
+    def events(self, run_id: str, since: int = 0) -> list[dict[str, Any]]:
+        """Progress events emitted by the nodes of a run driven by this process."""
+        return list(self._events.get(run_id, [])[since:])
+
+    # ---- reading ------------------------------------------------------------------------
+
+    def _record(self, run_id: str) -> dict[str, Any]:
+        record = self.store.get(run_id)
+        if record is None:
+            raise RunError(f"No run with id {run_id!r}. `python -m research_core runs` lists them.")
+        return record
+
+    def snapshot(self, run_id: str) -> RunSnapshot:
+        """The run's current state from its checkpoint and record."""
+        import json
+
+        record = self._record(run_id)
+        with open_checkpointer(self.db_path) as saver:
+            state = build_graph(saver).get_state(self._config(run_id))
+        values = state.values or {}
+        branches = values.get("branches", {})
+        order = tree_order(branches, values.get("branch_order", []))
+        pending = state.interrupts[0].value if state.interrupts else None
+        status = record["status"]
+        active = self.is_active(run_id)
+        if status == "running" and not active and not _pid_alive(record.get("owner_pid")):
+            status = "interrupted"
+        return RunSnapshot(
+            run_id=run_id,
+            question=record["question"],
+            status=status,
+            mode=values.get("mode") or record.get("mode"),
+            pending=pending,
+            branches=[branches[b] for b in order],
+            findings=values.get("findings", []),
+            sources=values.get("sources", []),
+            costs=summarize_costs(values.get("costs", [])),
+            log=values.get("log", []),
+            warnings=list(dict.fromkeys(values.get("warnings", []))),
+            final_answer=values.get("final_answer"),
+            error=record.get("error"),
+            config=json.loads(record["config_json"]),
+            created_at=record.get("created_at"),
+            active=active,
+            events=self.events(run_id),
+        )
+
+    def result(self, run_id: str) -> RunResult | None:
+        """The finished run's result, or None if it has not finished."""
+        record = self._record(run_id)
+        if not record.get("result_json"):
+            return None
+        return RunResult.model_validate_json(record["result_json"])
+
+    def runs(self) -> list[dict[str, Any]]:
+        """All runs, newest first, with a status that tells interrupted runs apart."""
+        rows = self.store.list()
+        for row in rows:
+            if row["status"] == "running" and not self.is_active(row["id"]):
+                full = self.store.get(row["id"]) or {}
+                if not _pid_alive(full.get("owner_pid")):
+                    row["status"] = "interrupted"
+        return rows
+
+    def delete(self, run_id: str) -> bool:
+        """Delete a run and its checkpoints (refused while it runs)."""
+        if self.is_active(run_id):
+            raise RunError(f"Run {run_id} is running; stop it before deleting it.")
+        return self.store.delete(run_id)

@@ -1,0 +1,81 @@
+"""Which branch steps run next: pure scheduling, easy to test.
+
+Branch syntheses go first (they unblock the report), then branches already being researched,
+then pending ones by priority. At most `parallel` steps run at once, so `parallel=1`
+reproduces the seeds' sequential order: one branch researched to the end, synthesized, then
+the next highest priority.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+FINAL_STATUSES = frozenset({"completed", "skipped", "failed"})
+
+
+@dataclass
+class Schedule:
+    """The next steps, and the branch updates that scheduling itself decided."""
+
+    research: list[str] = field(default_factory=list)
+    synthesize: list[str] = field(default_factory=list)
+    updates: dict[str, dict] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing is left to run."""
+        return not self.research and not self.synthesize
+
+
+def schedule_steps(
+    branches: Mapping[str, Mapping],
+    order: list[str],
+    finding_counts: Mapping[str, int],
+    parallel: int,
+    *,
+    stop_requested: bool = False,
+    budget_exhausted: bool = False,
+) -> Schedule:
+    """Decide the next research and synthesis steps.
+
+    When the user stopped the run or the cost cap is reached, research ends: branches with
+    findings (or already started) go to synthesis, untouched ones are skipped.
+    """
+    out = Schedule()
+    to_synth: list[str] = []
+    to_research: list[str] = []
+    halt_reason = "stopped early by the user" if stop_requested else "cost cap reached"
+    for bid in order:
+        b = branches[bid]
+        status = b.get("status", "pending")
+        if status in FINAL_STATUSES:
+            continue
+        if b.get("research_done"):
+            to_synth.append(bid)
+        elif stop_requested or budget_exhausted:
+            if finding_counts.get(bid, 0) > 0 or status == "researching":
+                out.updates[bid] = {"research_done": True, "stop_reason": halt_reason}
+                to_synth.append(bid)
+            else:
+                out.updates[bid] = {"status": "skipped", "stop_reason": halt_reason}
+                out.notes.append(f"{bid} skipped: {halt_reason}.")
+        else:
+            to_research.append(bid)
+    index = {bid: i for i, bid in enumerate(order)}
+    to_research.sort(
+        key=lambda bid: (
+            branches[bid].get("status") != "researching",
+            -float(branches[bid].get("priority", 0.0)),
+            index[bid],
+        )
+    )
+    slots = max(1, parallel)
+    out.synthesize = to_synth[:slots]
+    slots -= len(out.synthesize)
+    out.research = to_research[: max(0, slots)]
+    for bid in out.research:
+        if branches[bid].get("status") != "researching":
+            out.updates.setdefault(bid, {})["status"] = "researching"
+    return out

@@ -1,0 +1,37 @@
+"""Run-scoped dependencies handed to every node through LangGraph's runtime context."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from research_core.llm import LLMClient
+from research_core.search.base import SearchBackend
+
+
+@dataclass
+class Services:
+    """The LLM client, the search backends and the event sink of one run.
+
+    Not checkpointed: a resumed run gets fresh services from the runner.
+    """
+
+    llm: LLMClient
+    backends: list[SearchBackend]
+    emit: Callable[[dict[str, Any]], None] = lambda event: None
+    _down: dict[str, str] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def mark_down(self, backend: str, reason: str) -> bool:
+        """Record that a backend is unreachable for this run; True the first time."""
+        with self._lock:
+            first = backend not in self._down
+            self._down.setdefault(backend, reason)
+            return first
+
+    def usable_backends(self) -> list[SearchBackend]:
+        """Backends not marked unreachable in this run."""
+        with self._lock:
+            return [b for b in self.backends if b.name not in self._down]

@@ -1,0 +1,39 @@
+"""When a branch stops researching: the seeds' criteria, as a pure function."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class StopDecision:
+    """Whether a branch stops, and why (reasons a user can read)."""
+
+    stop: bool
+    reason: str
+
+
+def branch_stop_decision(
+    iterations_done: int,
+    allocated: int,
+    min_iterations: int,
+    confidences: Sequence[float],
+    findings_for_stop: int = 3,
+    confidence_for_stop: float = 0.7,
+) -> StopDecision:
+    """Decide whether a branch is done.
+
+    Stop when (a) the minimum iterations are met and there are at least `findings_for_stop`
+    findings, or (b) the average confidence is at least `confidence_for_stop` with 2+ findings,
+    or (c) the branch's budget is spent.
+    """
+    n = len(confidences)
+    avg = sum(confidences) / n if n else 0.0
+    if iterations_done >= min_iterations and n >= findings_for_stop:
+        return StopDecision(True, f"enough findings ({n}) after {iterations_done} iterations")
+    if n >= 2 and avg >= confidence_for_stop:
+        return StopDecision(True, f"high confidence ({avg:.2f} average over {n} findings)")
+    if iterations_done >= allocated:
+        return StopDecision(True, f"iteration budget spent ({iterations_done}/{allocated})")
+    return StopDecision(False, f"continue: {n} findings, {iterations_done}/{allocated} iterations")
