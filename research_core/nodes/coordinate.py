@@ -11,7 +11,7 @@ from research_core.budget import reserve_synthesis_cost
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
 from research_core.plan import PlanError, _as_priority
-from research_core.scheduling import FINAL_STATUSES, schedule_steps
+from research_core.scheduling import schedule_steps
 from research_core.schemas import LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -84,8 +84,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
 
     if config.step_mode and not stop:
         done = [b for b in order if branches[b].get("status") == "completed" and b not in acknowledged]
-        remaining = [b for b in order if branches[b].get("status") not in FINAL_STATUSES]
-        if done and remaining:
+        if done:
             error = None
             while True:
                 answer = interrupt(step_payload(state, done, error))

@@ -1,0 +1,209 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks.
+
+It answers `/v1/chat/completions` by task (the `X-Arbor-Task` header Arbor sends), with
+plausible default answers for every task, per-task scripts (replies, faults, delays) and
+realistic `usage` token counts. Real HTTP, so the tests exercise ChatOpenAI for real.
+
+Run standalone: `python -m tests.fakes.llm_server --port 8765 [--latency 0.2]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Fault:
+    """A scripted failure: an HTTP error status, a delay before answering, or both."""
+
+    status: int = 500
+    delay_s: float = 0.0
+    retry_after: float | None = None
+    body: str = '{"error": {"message": "scripted failure", "type": "server_error"}}'
+
+
+Reply = str | Fault | Callable[[dict], "str | Fault"]
+
+
+def _tag(text: str, name: str) -> str:
+    m = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", text, re.S)
+    return m.group(1).strip() if m else ""
+
+
+def _user_text(body: dict) -> str:
+    return "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+
+
+def default_reply(task: str, body: dict) -> str:
+    """A plausible, valid answer for each of Arbor's tasks, derived from the prompt."""
+    text = _user_text(body)
+    if task == "classify":
+        q = _tag(text, "question").lower()
+        complex_ = any(w in q for w in ("compare", " vs", "causes", "evaluate", " and "))
+        return json.dumps({"complexity": "complex" if complex_ else "simple", "reasoning": "scripted"})
+    if task == "decompose":
+        q = _tag(text, "question")
+        subs = [
+            {"question": f"What are the core facts about {q[:80]}?", "priority": 1.0, "rationale": "Foundation."},
+            {"question": f"What evidence compares the options in {q[:80]}?", "priority": 0.8, "rationale": "Core."},
+            {"question": f"What do practitioners recommend for {q[:80]}?", "priority": 0.6, "rationale": "Use."},
+        ]
+        return json.dumps({"strategy": "multi-faceted", "reasoning": "scripted split", "sub_questions": subs})
+    if task == "plan_queries":
+        sq = _tag(text, "sub_question")
+        return json.dumps({"queries": [sq[:80]], "reasoning": "search the sub-question directly"})
+    if task == "extract_findings":
+        numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)]
+        findings = [
+            {
+                "text": f"Source {n} reports a relevant fact ({_tag(text, 'sub_question')[:40]}).",
+                "confidence": 0.8,
+                "sources": [n],
+            }
+            for n in numbers[:2]
+        ]
+        return json.dumps({"findings": findings, "reasoning": "kept the top sources"})
+    if task == "synthesize_branch":
+        numbers = re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)
+        cites = "".join(f"[{n}]" for n in numbers[:2])
+        return f"The sources agree on the main point {cites}.\n\nCaveats: scripted answer."
+    if task == "meta_synthesis":
+        numbers = sorted(set(re.findall(r"\[(\d+)\]", _tag(text, "sub_answers"))), key=int)
+        cites = "".join(f"[{n}]" for n in numbers[:3])
+        return (
+            f"The research answers the question {cites}.\n\n## Findings\nThe branches agree {cites}.\n\n"
+            "## Conclusion\nA scripted conclusion.\n\n## Limitations\nScripted data."
+        )
+    return json.dumps({"answer": "ok"})
+
+
+@dataclass
+class ScriptedLLM:
+    """What the server answers. `script[task]` is a list of replies consumed in order."""
+
+    script: dict[str, list[Reply]] = field(default_factory=dict)
+    latency_s: float = 0.0
+    latency_by_task: dict[str, float] = field(default_factory=dict)
+    calls: list[tuple[str, dict]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_reply(self, task: str, body: dict) -> str | Fault:
+        """Record the call and return its reply."""
+        with self._lock:
+            self.calls.append((task, body))
+            queue = self.script.get(task)
+            reply: Reply | None = queue.pop(0) if queue else None
+        if reply is None:
+            return default_reply(task, body)
+        if callable(reply) and not isinstance(reply, Fault):
+            return reply(body)
+        return reply
+
+    def count(self, task: str) -> int:
+        """How many calls of `task` were made."""
+        with self._lock:
+            return sum(1 for t, _ in self.calls if t == task)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # parallel branches send bursts; the default of 5 drops them
+    allow_reuse_address = True
+    scripted: ScriptedLLM
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
+        data = payload.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send(200, json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}))
+        else:
+            self._send(404, '{"error": "not found"}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        task = self.headers.get("X-Arbor-Task", "unknown")
+        scripted = self.server.scripted
+        delay = scripted.latency_by_task.get(task, scripted.latency_s)
+        reply = scripted.next_reply(task, body)
+        if isinstance(reply, Fault):
+            time.sleep(reply.delay_s)
+            if reply.status == 200:
+                reply = default_reply(task, body)
+            else:
+                headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
+                self._send(reply.status, reply.body, headers)
+                return
+        if delay:
+            time.sleep(delay)
+        prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4
+        completion_tokens = max(1, len(reply) // 4)
+        payload = {
+            "id": f"chatcmpl-{len(scripted.calls)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        with suppress(BrokenPipeError, ConnectionResetError):
+            self._send(200, json.dumps(payload))
+
+
+@contextmanager
+def serve(scripted: ScriptedLLM | None = None, port: int = 0) -> Iterator[tuple[str, ScriptedLLM]]:
+    """Run the server on a background thread; yields (base_url, scripted)."""
+    scripted = scripted or ScriptedLLM()
+    server = _Server(("127.0.0.1", port), _Handler)
+    server.scripted = scripted
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", scripted
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def main() -> None:
+    """Serve until killed; prints the base URL on the first line."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    args = parser.parse_args()
+    server = _Server(("127.0.0.1", args.port), _Handler)
+    server.scripted = ScriptedLLM(latency_s=args.latency)
+    print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
