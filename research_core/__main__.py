@@ -1,0 +1,361 @@
+"""Arbor's command line: decompose, run, resume, list and export research runs; manage the library.
+
+Errors print one line to stderr and exit non-zero; a user mistake never prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from research_core.configuration import TEMPLATES, LLMSettings, build_run_config
+from research_core.runner import RunError, Runner, RunSnapshot
+
+EXIT_USAGE = 2
+EXIT_FAILED = 1
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+def _progress(message: str) -> None:
+    print(f"arbor: {message}", file=sys.stderr, flush=True)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("common options")
+    g.add_argument("--db", type=Path, default=None, help="SQLite database (default: ./data/arbor.db or $ARBOR_DB)")
+    g.add_argument("--llm", choices=["local", "openai"], default=None, help="embedded local model or OpenAI-compatible")
+    g.add_argument("--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
+    g.add_argument("--llm-model", default=None, help="working model (plan, extract, branch synthesis)")
+    g.add_argument("--synthesis-model", default=None, help="model for the final synthesis")
+    g.add_argument("--llm-timeout", type=float, default=None, help="seconds before one LLM call times out")
+    g.add_argument("--search", default=None, help="comma list of search backends: ddg,library")
+    g.add_argument("--max-cost", type=float, default=None, help="cost cap in USD")
+    g.add_argument("--max-iterations", type=int, default=None, help="total iteration budget")
+    g.add_argument("--parallel", type=int, default=None, help="branches researched at once")
+    g.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `python -m research_core`."""
+    parser = argparse.ArgumentParser(prog="python -m research_core", description="Arbor hierarchical research")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("decompose", help="propose a plan of sub-questions for a question")
+    p.add_argument("question")
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--json", type=Path, default=None, help="write the plan as JSON (editable, for run --plan)")
+    _common(p)
+
+    p = sub.add_parser("run", help="research a question")
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["auto", "flat", "hierarchical"], default=None)
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
+    p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
+    p.add_argument("--step", action="store_true", help="pause after each branch")
+    p.add_argument("--language", default=None, help="language of the report (default: the question's)")
+    p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
+    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
+    _common(p)
+
+    p = sub.add_parser("resume", help="answer a run's gate, or continue a run after a crash or failure")
+    p.add_argument("run_id")
+    p.add_argument("--answer", default=None, help="approve | continue | stop | cancel | path to an edited plan JSON")
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--json", type=Path, default=None)
+    _common(p)
+
+    p = sub.add_parser("runs", help="list runs")
+    _common(p)
+
+    p = sub.add_parser("show", help="show a run's status and open gate")
+    p.add_argument("run_id")
+    _common(p)
+
+    p = sub.add_parser("export", help="export a finished run")
+    p.add_argument("run_id")
+    p.add_argument("--format", choices=["md", "html", "json"], default="md")
+    p.add_argument("--out", type=Path, required=True)
+    _common(p)
+
+    p = sub.add_parser("delete", help="delete a run and its checkpoints")
+    p.add_argument("run_id")
+    _common(p)
+
+    lib = sub.add_parser("library", help="the local document library")
+    lib_sub = lib.add_subparsers(dest="library_command", required=True)
+    p = lib_sub.add_parser("add", help="index documents (.txt .md .html .pdf)")
+    p.add_argument("paths", nargs="+", type=Path)
+    _common(p)
+    p = lib_sub.add_parser("search", help="search the library")
+    p.add_argument("terms")
+    p.add_argument("--limit", type=int, default=5)
+    _common(p)
+    p = lib_sub.add_parser("list", help="list indexed documents")
+    _common(p)
+    p = lib_sub.add_parser("remove", help="remove a document by id")
+    p.add_argument("doc_id")
+    _common(p)
+    return parser
+
+
+def _llm_settings(args: argparse.Namespace) -> LLMSettings:
+    return LLMSettings.from_env(
+        provider=args.llm,
+        base_url=args.llm_base_url,
+        model=args.llm_model,
+        synthesis_model=args.synthesis_model,
+        timeout_s=args.llm_timeout,
+    )
+
+
+def _runner(args: argparse.Namespace) -> Runner:
+    return Runner(args.db, llm_settings=_llm_settings(args), progress=_progress)
+
+
+def _config(args: argparse.Namespace, question: str, **extra: Any):
+    backends = [b.strip() for b in args.search.split(",") if b.strip()] if args.search else None
+    try:
+        return build_run_config(
+            getattr(args, "template", None),
+            question,
+            search_backends=backends,
+            max_total_cost_usd=args.max_cost,
+            max_iterations=args.max_iterations,
+            parallel=args.parallel,
+            **extra,
+        )
+    except ValueError as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CliError(f"{path}: file not found") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def _print_gate(snap: RunSnapshot) -> None:
+    pending = snap.pending or {}
+    if pending.get("kind") == "review":
+        print(f"Plan for: {pending['question']}  (strategy: {pending['strategy']})")
+        est = pending.get("estimated_iterations", {})
+        for sq in pending["sub_questions"]:
+            indent = "  " * (sq.get("depth") or 0)
+            print(
+                f"  {indent}{sq['id']}  [{sq['priority']:.2f}]  {sq['question_text']}  ({est.get(sq['id'], '?')} it.)"
+            )
+        low, high = pending.get("estimated_cost_usd", [0, 0])
+        print(f"Estimated cost: ${low:.4f} - ${high:.4f}")
+        if pending.get("error"):
+            print(f"Refused: {pending['error']}", file=sys.stderr)
+        print(f"\nRun {snap.run_id} is waiting for review. Continue with:")
+        print(f"  python -m research_core resume {snap.run_id} --answer approve")
+        print(f"  python -m research_core resume {snap.run_id} --answer edited_plan.json")
+    elif pending.get("kind") == "step":
+        for c in pending.get("completed", []):
+            print(f"Completed {c['id']}: {c['question_text']}  (confidence {c.get('confidence')})")
+        for p in pending.get("pending", []):
+            print(f"  pending {p['id']} [{p['priority']:.2f}] {p['question_text']}")
+        if pending.get("error"):
+            print(f"Refused: {pending['error']}", file=sys.stderr)
+        print(f"\nRun {snap.run_id} paused after a branch. Continue with:")
+        print(f"  python -m research_core resume {snap.run_id} --answer continue|stop|edits.json")
+
+
+def _plan_file_to_answer(data: Any) -> Any:
+    if isinstance(data, dict) and "sub_questions" in data and "action" not in data:
+        return {"action": "approve", **data}
+    return data
+
+
+def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path | None) -> int:
+    if snap.status in ("awaiting_review", "awaiting_step"):
+        _print_gate(snap)
+        return 0
+    if snap.status == "failed":
+        print(f"arbor: run {snap.run_id} failed: {snap.error}", file=sys.stderr)
+        print(
+            f"arbor: everything gathered so far is saved; retry with: python -m research_core resume {snap.run_id}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    if snap.status == "cancelled":
+        print(f"Run {snap.run_id} was cancelled.")
+        return 0
+    result = runner.result(snap.run_id)
+    if result is None:
+        print(
+            f"arbor: run {snap.run_id} is {snap.status}; resume it with: python -m research_core resume {snap.run_id}",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    from research_core.export import export_result
+
+    if out is not None:
+        out.write_text(export_result(result, "md")[0], encoding="utf-8")
+    if json_out is not None:
+        json_out.write_text(export_result(result, "json")[0], encoding="utf-8")
+    c = result.costs
+    print(result.final_answer)
+    print(
+        f"\nRun {result.run_id}: {result.status}, {result.mode}, {result.synthesis.total_iterations} iterations, "
+        f"{result.synthesis.total_findings} findings, {len(result.sources)} sources, {c.llm_calls} LLM calls, "
+        f"{c.tokens_in + c.tokens_out} tokens, ${c.total_usd:.4f}, {result.duration_s:.0f}s",
+        file=sys.stderr,
+    )
+    for w in result.warnings:
+        print(f"arbor: warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _library(args: argparse.Namespace) -> int:
+    from research_core.search.library import DocumentLibrary, LibraryError
+    from research_core.store import default_db_path
+
+    lib = DocumentLibrary(args.db or default_db_path())
+    if args.library_command == "add":
+        failures = 0
+        for path in args.paths:
+            try:
+                doc = lib.add_file(path)
+                print(f"added {doc.id}  {path}  ({doc.chars:,} characters)")
+            except (LibraryError, OSError) as exc:
+                failures += 1
+                print(f"arbor: {path}: {exc}", file=sys.stderr)
+        return EXIT_USAGE if failures else 0
+    if args.library_command == "search":
+        for s in lib.search(args.terms, args.limit):
+            print(f"[{s.relevance:.2f}] {s.title}  {s.url}\n    {s.snippet[:200]}")
+        return 0
+    if args.library_command == "list":
+        for d in lib.list_documents():
+            print(f"{d.id}  {d.title}  ({d.kind}, {d.chars:,} characters)")
+        return 0
+    if args.library_command == "remove":
+        if not lib.remove(args.doc_id):
+            raise CliError(f"no document with id {args.doc_id!r}")
+        print(f"removed {args.doc_id}")
+        return 0
+    return EXIT_USAGE
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Execute one parsed command; returns the exit code."""
+    if args.command == "library":
+        return _library(args)
+    runner = _runner(args)
+    if args.command == "decompose":
+        plan, warnings = runner.propose_plan(args.question, _config(args, args.question))
+        data = plan.model_dump(
+            include={
+                "question": True,
+                "strategy": True,
+                "sub_questions": {"__all__": {"id", "question_text", "priority", "rationale", "parent_id"}},
+            }
+        )
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        if args.json:
+            args.json.write_text(text + "\n", encoding="utf-8")
+        print(text)
+        for w in warnings:
+            print(f"arbor: warning: {w}", file=sys.stderr)
+        return 0
+    if args.command == "run":
+        plan = _read_json(args.plan) if args.plan else None
+        config = _config(
+            args,
+            args.question,
+            mode=args.mode,
+            auto_approve=True if args.auto else None,
+            step_mode=True if args.step else None,
+            report_language=args.language,
+        )
+        snap = runner.start(args.question, config, plan=plan)
+        print(f"arbor: run id {snap.run_id}", file=sys.stderr)
+        return _finish(runner, snap, args.out, args.json)
+    if args.command == "resume":
+        answer: Any = None
+        if args.answer is not None:
+            candidate = Path(args.answer)
+            answer = _plan_file_to_answer(_read_json(candidate)) if candidate.suffix == ".json" else args.answer
+        snap = runner.resume(args.run_id, answer)
+        return _finish(runner, snap, args.out, args.json)
+    if args.command == "runs":
+        rows = runner.runs()
+        if not rows:
+            print('No runs yet. Start one with: python -m research_core run "your question"')
+        for r in rows:
+            totals = json.loads(r["totals_json"]) if r.get("totals_json") else {}
+            cost = f"${totals['cost_usd']:.4f}" if "cost_usd" in totals else "-"
+            mode = r["mode"] or "-"
+            print(f"{r['id']}  {r['status']:<24} {mode:<12} {r['created_at']}  {cost:>9}  {r['question'][:60]}")
+        return 0
+    if args.command == "show":
+        snap = runner.snapshot(args.run_id)
+        print(f"{snap.run_id}: {snap.status} ({snap.mode}) — {snap.question}")
+        for b in snap.branches:
+            print(
+                f"  {b['id']} {b['status']:<12} {b.get('iteration_count', 0)}/{b.get('allocated_iterations', 0)} it.  "
+                f"{b['question_text']}"
+            )
+        if snap.error:
+            print(f"error: {snap.error}")
+        if snap.pending:
+            _print_gate(snap)
+        return 0
+    if args.command == "export":
+        from research_core.export import export_result
+
+        result = runner.result(args.run_id)
+        if result is None:
+            raise CliError(f"run {args.run_id} has not finished; nothing to export yet")
+        content, _name, _mime = export_result(result, args.format)
+        args.out.write_text(content, encoding="utf-8")
+        print(f"wrote {args.out}")
+        return 0
+    if args.command == "delete":
+        if not runner.delete(args.run_id):
+            raise CliError(f"no run with id {args.run_id!r}")
+        print(f"deleted {args.run_id}")
+        return 0
+    return EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse, run, and turn user errors into one line on stderr."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="arbor: %(message)s")
+    try:
+        return run_command(args)
+    except (CliError, RunError) as exc:
+        print(f"arbor: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("arbor: interrupted; resume with `python -m research_core resume RUN_ID`", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the engine's own errors carry a user message
+        message = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
+        print(f"arbor: {message}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        try:
+            from research_core.local_model import stop_shared_server
+
+            stop_shared_server()
+        except ImportError:
+            pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""Iteration and cost allocation, including the seeds' worked example."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_core.budget import (
+    allocate_iterations,
+    clamp,
+    estimate_cost_range,
+    flat_iterations,
+    reserve_synthesis_cost,
+    reserved_iterations,
+    split_by_priority,
+)
+from research_core.stopping import branch_stop_decision
+
+SEEDS_PRIORITIES = [1.0, 0.9, 0.9, 1.0]
+
+
+def test_seeds_worked_example_research_budget_split():
+    # The seeds' section 5.1: 18 research iterations over priorities 1.0/0.9/0.9/1.0 -> 5/4/4/5.
+    assert split_by_priority(18, SEEDS_PRIORITIES) == [5, 4, 4, 5]
+
+
+def test_seeds_formula_with_full_reservation():
+    # reserved = 1 decomposition + 4 branch syntheses + 1 meta = 6; 14 left: 3.68/3.32/3.32/3.68
+    assert reserved_iterations(4) == 6
+    assert allocate_iterations(20, SEEDS_PRIORITIES, 2, 5) == [4, 3, 3, 4]
+    # with the seeds' hierarchical template limits (3..6) the same split holds
+    assert allocate_iterations(20, SEEDS_PRIORITIES, 3, 6) == [4, 3, 3, 4]
+
+
+def test_shares_always_add_up_to_the_budget_before_clamping():
+    for total in range(0, 40):
+        for prios in ([1.0], [0.5, 0.5], [0.9, 0.1, 0.3], [0.2, 0.2, 0.2, 0.2, 0.2]):
+            assert sum(split_by_priority(total, prios)) == total
+
+
+def test_clamp_bounds_each_branch():
+    assert allocate_iterations(100, [1.0, 0.1], 2, 5) == [5, 5]
+    assert allocate_iterations(8, [1.0, 0.01], 2, 5) == [4, 2]
+    assert allocate_iterations(3, [1.0, 1.0, 1.0], 2, 5) == [2, 2, 2]  # minimum wins over an empty pool
+    assert clamp(7, 2, 5) == 5 and clamp(0, 2, 5) == 2
+
+
+def test_zero_priorities_share_equally():
+    assert split_by_priority(6, [0.0, 0.0, 0.0]) == [2, 2, 2]
+
+
+def test_flat_gets_the_same_total_budget_less_its_synthesis():
+    assert flat_iterations(20) == 19
+    assert flat_iterations(1) == 1
+
+
+def test_synthesis_reservation_is_free_for_local_models_and_priced_otherwise():
+    free = reserve_synthesis_cost((0.0, 0.0), (0.0, 0.0))
+    assert free.total(5) == 0
+    paid = reserve_synthesis_cost((0.15, 0.60), (2.5, 10.0))
+    assert paid.total(4) == pytest.approx(4 * (3000 * 0.15 + 800 * 0.6) / 1e6 + (6000 * 2.5 + 1500 * 10) / 1e6)
+    low, high = estimate_cost_range(14, 4, (0.15, 0.6), (2.5, 10.0))
+    assert 0 < low < high
+
+
+@pytest.mark.parametrize(
+    ("done", "alloc", "confs", "stop", "why"),
+    [
+        (1, 4, [0.5, 0.5, 0.5], False, "continue"),  # 3 findings but minimum (2) not met
+        (2, 4, [0.5, 0.5, 0.5], True, "enough findings"),
+        (1, 4, [0.8, 0.7], True, "high confidence"),  # quality stops even before the minimum
+        (1, 4, [0.9], False, "continue"),  # one finding is not enough for the quality rule
+        (4, 4, [], True, "budget spent"),
+        (3, 4, [0.4, 0.5], False, "continue"),
+    ],
+)
+def test_branch_stop_criteria(done, alloc, confs, stop, why):
+    decision = branch_stop_decision(done, alloc, 2, confs)
+    assert decision.stop is stop
+    assert why in decision.reason

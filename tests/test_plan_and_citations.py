@@ -1,0 +1,123 @@
+"""Plan validation, decomposition bounds, scheduling order and citation mapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_core.citations import drop_unknown_numbers, global_numbering, markers_to_numbered, numbered_to_markers
+from research_core.configuration import build_run_config
+from research_core.plan import PlanError, plan_from_decomposition, tree_order, validate_plan
+from research_core.scheduling import schedule_steps
+from research_core.schemas import DecompositionOutput
+
+
+def _decomp(*prios: float) -> DecompositionOutput:
+    return DecompositionOutput(
+        strategy="Comparison",
+        sub_questions=[{"question": f"Question number {i}?", "priority": p} for i, p in enumerate(prios)],
+    )
+
+
+def test_more_than_max_keeps_highest_priorities_in_order():
+    cfg = build_run_config("general", max_sub_questions=3)
+    plan, warnings = plan_from_decomposition("Q", _decomp(0.2, 0.9, 0.5, 1.0, 0.7), cfg)
+    assert [sq.priority for sq in plan.sub_questions] == [0.9, 1.0, 0.7]
+    assert [sq.id for sq in plan.sub_questions] == ["sq_001", "sq_002", "sq_003"]
+    assert plan.strategy == "comparison"
+    assert "kept the 3" in warnings[0]
+
+
+def test_fewer_than_min_warns_and_continues():
+    cfg = build_run_config("general", min_sub_questions=2)
+    plan, warnings = plan_from_decomposition("Q", _decomp(0.8), cfg)
+    assert len(plan.sub_questions) == 1
+    assert "fewer than the minimum" in warnings[0]
+
+
+def test_duplicate_proposals_collapse():
+    out = DecompositionOutput(
+        strategy="x",
+        sub_questions=[{"question": "What is A?", "priority": 1}, {"question": "what is  a?", "priority": 0.5}],
+    )
+    plan, _ = plan_from_decomposition("Q", out, build_run_config("general"))
+    assert len(plan.sub_questions) == 1
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            [
+                {"id": "a", "question_text": "A?", "parent_id": "b"},
+                {"id": "b", "question_text": "B?", "parent_id": "a"},
+            ],
+            "cycle",
+        ),
+        ([{"id": "a", "question_text": "A?", "parent_id": "zz"}], "not in the plan"),
+        ([{"question_text": "A?", "priority": True}], "number"),
+        ([{"question_text": "A?", "priority": float("nan")}], "outside 0-1"),
+        ([{"question_text": "x" * 2001}], "longer than"),
+        (["not a row"], "must be an object"),
+    ],
+)
+def test_invalid_plans_are_refused_with_a_message(rows, message):
+    with pytest.raises(PlanError, match=message):
+        validate_plan({"sub_questions": rows}, "Q")
+
+
+def test_depth_limit():
+    rows = [{"id": "a", "question_text": "A?"}]
+    for i in range(4):
+        rows.append({"id": f"c{i}", "question_text": f"C{i}?", "parent_id": rows[-1]["id"]})
+    with pytest.raises(PlanError, match="levels deep"):
+        validate_plan({"sub_questions": rows}, "Q", max_depth=3)
+
+
+def test_nested_plan_gets_depths_and_tree_order():
+    plan = validate_plan(
+        {
+            "sub_questions": [
+                {"id": "sq_001", "question_text": "A?"},
+                {"id": "sq_002", "question_text": "B?"},
+                {"id": "sq_001.1", "question_text": "A1?", "parent_id": "sq_001"},
+            ]
+        },
+        "Q",
+    )
+    depths = {sq.id: sq.depth for sq in plan.sub_questions}
+    assert depths == {"sq_001": 0, "sq_002": 0, "sq_001.1": 1}
+    branches = {sq.id: sq.model_dump() for sq in plan.sub_questions}
+    assert tree_order(branches, [sq.id for sq in plan.sub_questions]) == ["sq_001", "sq_001.1", "sq_002"]
+
+
+def test_new_rows_get_fresh_ids():
+    plan = validate_plan({"sub_questions": [{"id": "sq_001", "question_text": "A?"}, {"question_text": "B?"}]}, "Q")
+    assert [sq.id for sq in plan.sub_questions] == ["sq_001", "sq_002"]
+
+
+def test_citations_map_to_sources_and_fabricated_ones_vanish():
+    text, removed = numbered_to_markers("A [1]. B [2, 3]. C [7].", {1: "aa", 2: "bb", 3: "cc"})
+    assert removed == 1
+    assert text == "A [[src:aa]]. B [[src:bb]][[src:cc]]. C ."
+    numbering = global_numbering(["x [[src:cc]]", text])
+    assert numbering == {"cc": 1, "aa": 2, "bb": 3}
+    assert markers_to_numbered(text, numbering) == "A [2]. B [3][1]. C ."
+    cleaned, dropped = drop_unknown_numbers("See [1] and [4] and [0].", 3)
+    assert cleaned == "See [1] and  and ." and dropped == 2
+
+
+def test_scheduling_sequential_and_parallel():
+    branches = {
+        "a": {"priority": 0.5, "status": "pending"},
+        "b": {"priority": 0.9, "status": "pending"},
+        "c": {"priority": 0.7, "status": "researching"},
+        "d": {"priority": 1.0, "status": "researching", "research_done": True},
+    }
+    one = schedule_steps(branches, ["a", "b", "c", "d"], {}, 1)
+    assert one.synthesize == ["d"] and one.research == []
+    three = schedule_steps(branches, ["a", "b", "c", "d"], {}, 3)
+    assert three.synthesize == ["d"] and three.research == ["c", "b"]
+    assert three.updates == {"b": {"status": "researching"}}
+    stopped = schedule_steps(branches, ["a", "b", "c", "d"], {"c": 2}, 2, stop_requested=True)
+    assert stopped.updates["a"]["status"] == "skipped" and stopped.updates["c"]["research_done"]
+    assert stopped.synthesize == ["c", "d"]
