@@ -1,0 +1,139 @@
+"""The command line, driven like a user would: real argument parsing, scripted LLM over HTTP."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from research_core.__main__ import main
+from tests.fakes.llm_server import ScriptedLLM, serve
+
+QUESTION = "Compare React, Vue, and Angular for building web applications"
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with serve(ScriptedLLM()) as (url, script):
+        common = [
+            "--db",
+            str(tmp_path / "a.db"),
+            "--llm",
+            "openai",
+            "--llm-base-url",
+            url,
+            "--llm-model",
+            "m1",
+            "--search",
+            "library",
+        ]
+
+        def run(*args: str) -> int:
+            return main([*args, *common])
+
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "react.md").write_text("# React\n\nReact builds user interfaces from components with JSX.\n")
+        (docs / "vue.md").write_text("# Vue\n\nVue is a progressive framework with reactive templates.\n")
+        (docs / "angular.txt").write_text("Angular is a TypeScript platform for enterprise web applications.\n")
+        assert run("library", "add", str(docs / "react.md"), str(docs / "vue.md"), str(docs / "angular.txt")) == 0
+        yield run, script, tmp_path
+
+
+def test_decompose_edit_run_with_plan_export(cli, capsys):
+    run, _, tmp = cli
+    plan_path = tmp / "plan.json"
+    assert run("decompose", QUESTION, "--json", str(plan_path)) == 0
+    plan = json.loads(plan_path.read_text())
+    assert len(plan["sub_questions"]) == 3
+    plan["sub_questions"][0]["question_text"] = "How does React build user interfaces?"
+    plan["sub_questions"][0]["priority"] = 0.95
+    plan_path.write_text(json.dumps(plan))
+    out, res = tmp / "report.md", tmp / "result.json"
+    capsys.readouterr()
+    code = run(
+        "run",
+        QUESTION,
+        "--mode",
+        "hierarchical",
+        "--plan",
+        str(plan_path),
+        "--auto",
+        "--out",
+        str(out),
+        "--json",
+        str(res),
+    )
+    assert code == 0
+    result = json.loads(res.read_text())
+    assert result["sub_questions"][0]["question_text"] == "How does React build user interfaces?"
+    assert result["status"] == "completed"
+    assert result["synthesis"]["approach"] == "hierarchical"
+    assert result["sources"] and result["sources"][0]["backend"] == "library"
+    assert "How does React build user interfaces?" in out.read_text()
+    assert run("runs") == 0
+    listing = capsys.readouterr().out
+    assert result["run_id"] in listing and "completed" in listing
+    html = tmp / "r.html"
+    assert run("export", result["run_id"], "--format", "html", "--out", str(html)) == 0
+    assert "<html" in html.read_text().lower()
+
+
+def test_run_without_auto_stops_at_review_then_resume_approves(cli, capsys):
+    run, _, tmp = cli
+    capsys.readouterr()
+    assert run("run", QUESTION) == 0
+    captured = capsys.readouterr()
+    assert "waiting for review" in captured.out
+    run_id = captured.err.split("run id ")[1].split()[0]
+    assert "sq_001" in captured.out and f"resume {run_id} --answer approve" in captured.out
+    bad = tmp / "bad.json"
+    bad.write_text(json.dumps({"sub_questions": [{"question_text": "", "priority": 0.5}]}))
+    assert run("resume", run_id, "--answer", str(bad)) == 0
+    captured = capsys.readouterr()
+    assert "Refused" in captured.err and "empty" in captured.err
+    assert run("resume", run_id, "--answer", "approve", "--json", str(tmp / "r.json")) == 0
+    assert json.loads((tmp / "r.json").read_text())["status"] == "completed"
+
+
+def test_user_errors_are_one_line_without_traceback(cli, capsys):
+    run, _, tmp = cli
+    capsys.readouterr()
+    assert run("run", "   ") == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "arbor: The question is empty. Type a question to research."
+    assert run("resume", "no-such-run") == 2
+    assert "No run with id" in capsys.readouterr().err
+    broken = tmp / "broken.json"
+    broken.write_text("{oops")
+    assert run("run", QUESTION, "--plan", str(broken)) == 2
+    err = capsys.readouterr().err
+    assert "not valid JSON" in err and "Traceback" not in err
+    assert run("export", "nope", "--out", str(tmp / "x.md")) == 2
+    assert run("run", QUESTION, "--auto", "--max-iterations", "0") == 2
+    assert "max_iterations" in capsys.readouterr().err
+
+
+def test_llm_unreachable_is_a_clear_failure(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    code = main(
+        [
+            "run",
+            "What is quantum computing?",
+            "--auto",
+            "--db",
+            str(tmp_path / "a.db"),
+            "--llm",
+            "openai",
+            "--llm-base-url",
+            "http://127.0.0.1:9/v1",
+            "--search",
+            "library",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Cannot reach the LLM at http://127.0.0.1:9/v1" in err
+    assert "resume" in err and "Traceback" not in err
