@@ -71,8 +71,9 @@ class RunConfig(BaseModel):
     """Every limit of a research run. Stored with the run, so a resume uses the same values."""
 
     template: str = Field(default="general", description="Name of the template the limits came from")
-    mode: Literal["auto", "flat", "hierarchical"] = Field(
-        default="auto", description="auto: classify the question; flat or hierarchical: force"
+    mode: Literal["auto", "flat", "hierarchical", "hypothesis"] = Field(
+        default="auto",
+        description="auto: classify the question; flat, hierarchical or hypothesis: force that mode",
     )
     min_sub_questions: int = Field(default=2, ge=1, description="Fewest sub-questions wanted")
     max_sub_questions: int = Field(default=5, ge=1, description="Most sub-questions kept")
@@ -88,11 +89,29 @@ class RunConfig(BaseModel):
     findings_for_stop: int = Field(default=3, ge=1, description="Findings that end a branch (with min iterations)")
     confidence_for_stop: float = Field(default=0.7, ge=0.0, le=1.0, description="Average confidence that ends a branch")
     report_language: str | None = Field(default=None, description="Language of the report; None = the question's")
+    # going deeper
+    max_depth: int = Field(default=2, ge=1, le=4, description="Levels of sub-questions (2: one level of drill-down)")
+    drill_down_priority: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="Branches at or above this priority may drill down"
+    )
+    drill_down_iterations: int = Field(default=4, ge=1, description="Iterations shared by one drill-down's children")
+    max_children: int = Field(default=3, ge=1, le=5, description="Most children one drill-down adds")
+    adaptive_plan: bool = Field(default=True, description="Revise pending branches after each completed branch")
+    max_revisions: int = Field(default=3, ge=0, description="Most plan revisions per run")
+    max_total_sub_questions: int = Field(default=8, ge=1, description="Ceiling on branches, drill-downs included")
+    coverage_check: bool = Field(default=True, description="Assess coverage and gaps before the final report")
+    verify_citations: bool = Field(default=True, description="Check each cited claim against its source")
+    sticky_backends: list[str] = Field(default_factory=list, description="Backends never dropped after failures")
+    backend_max_failures: int = Field(default=2, ge=1, description="Failures before a backend is dropped for a branch")
+    min_hypotheses: int = Field(default=2, ge=1, description="Fewest hypotheses in hypothesis mode")
+    max_hypotheses: int = Field(default=5, ge=1, description="Most hypotheses in hypothesis mode, pivots included")
 
     @model_validator(mode="after")
     def _check_ranges(self) -> RunConfig:
         if self.min_sub_questions > self.max_sub_questions:
             raise ValueError("min_sub_questions must not exceed max_sub_questions")
+        if self.min_hypotheses > self.max_hypotheses:
+            raise ValueError("min_hypotheses must not exceed max_hypotheses")
         if self.sub_question_min_iterations > self.sub_question_max_iterations:
             raise ValueError("sub_question_min_iterations must not exceed sub_question_max_iterations")
         return self

@@ -12,9 +12,11 @@ from langgraph.types import Send
 from research_core.nodes.allocate import allocate_budget
 from research_core.nodes.classify import classify_question
 from research_core.nodes.coordinate import coordinate
+from research_core.nodes.coverage import assess_coverage
 from research_core.nodes.decompose import decompose_question
 from research_core.nodes.research import research_step
 from research_core.nodes.review import review_plan
+from research_core.nodes.revise import revise_plan
 from research_core.nodes.synthesize import meta_synthesize, synthesize_branch
 from research_core.services import Services
 from research_core.state import ResearchInput, ResearchOutput, ResearchState
@@ -35,11 +37,11 @@ def route_after_review(state: ResearchState) -> Literal["allocate_budget", "__en
     return END if state.get("status") == "cancelled" else "allocate_budget"
 
 
-def route_work(state: ResearchState) -> list[Send] | Literal["meta_synthesize"]:
-    """Fan out the steps `coordinate` scheduled, or move on to the final synthesis."""
+def route_work(state: ResearchState) -> list[Send] | Literal["assess_coverage"]:
+    """Fan out the steps `coordinate` scheduled, or move on to the coverage check and report."""
     tasks = state.get("next_tasks") or []
     if not tasks:
-        return "meta_synthesize"
+        return "assess_coverage"
     return [Send(task["node"], task["payload"]) for task in tasks]
 
 
@@ -55,6 +57,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     builder.add_node(coordinate)
     builder.add_node(research_step)
     builder.add_node(synthesize_branch)
+    builder.add_node(revise_plan)
+    builder.add_node(assess_coverage)
     builder.add_node(meta_synthesize)
 
     builder.add_edge(START, "classify_question")
@@ -62,8 +66,12 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     builder.add_conditional_edges("decompose_question", route_after_decompose)
     builder.add_conditional_edges("review_plan", route_after_review)
     builder.add_edge("allocate_budget", "coordinate")
-    builder.add_conditional_edges("coordinate", route_work, ["research_step", "synthesize_branch", "meta_synthesize"])
+    builder.add_conditional_edges(
+        "coordinate", route_work, ["research_step", "synthesize_branch", "revise_plan", "assess_coverage"]
+    )
     builder.add_edge("research_step", "coordinate")
     builder.add_edge("synthesize_branch", "coordinate")
+    builder.add_edge("revise_plan", "coordinate")
+    builder.add_edge("assess_coverage", "meta_synthesize")
     builder.add_edge("meta_synthesize", END)
     return builder.compile(checkpointer=checkpointer)

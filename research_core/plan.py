@@ -167,3 +167,64 @@ def tree_order(branches: dict[str, dict], order: list[str]) -> list[str]:
 
     walk(None)
     return out
+
+
+def section_numbers(branches: dict[str, dict], order: list[str]) -> dict[str, str]:
+    """Chapter/section numbers in tree order: 1, 1.1, 1.2, 2 ..."""
+    numbers: dict[str, str] = {}
+    counters: dict[str | None, int] = {}
+    for bid in tree_order(branches, order):
+        parent = branches[bid].get("parent_id")
+        parent = parent if parent in branches else None
+        counters[parent] = counters.get(parent, 0) + 1
+        prefix = f"{numbers[parent]}." if parent is not None else ""
+        numbers[bid] = f"{prefix}{counters[parent]}"
+    return numbers
+
+
+def insert_after_subtree(order: list[str], branches: dict[str, dict], parent_id: str, new_ids: list[str]) -> list[str]:
+    """`order` with `new_ids` placed right after `parent_id` and its existing descendants."""
+
+    def descends(bid: str) -> bool:
+        seen = set()
+        cur = branches.get(bid, {}).get("parent_id")
+        while cur is not None and cur not in seen:
+            if cur == parent_id:
+                return True
+            seen.add(cur)
+            cur = branches.get(cur, {}).get("parent_id")
+        return False
+
+    index = order.index(parent_id)
+    end = index + 1
+    while end < len(order) and descends(order[end]):
+        end += 1
+    return [*order[:end], *new_ids, *order[end:]]
+
+
+def make_children(
+    parent: dict, questions: list[dict], existing_ids: set[str], iterations: int, min_it: int, max_it: int
+) -> list[SubQuestion]:
+    """Children of a drill-down: ids parent.1, parent.2 ..., sharing `iterations` by priority."""
+    from research_core.budget import clamp, split_by_priority
+
+    shares = split_by_priority(iterations, [float(q.get("priority", 0.5)) for q in questions])
+    children = []
+    n = 1
+    for q, share in zip(questions, shares, strict=True):
+        while f"{parent['id']}.{n}" in existing_ids:
+            n += 1
+        cid = f"{parent['id']}.{n}"
+        existing_ids.add(cid)
+        children.append(
+            SubQuestion(
+                id=cid,
+                question_text=str(q["question_text"]).strip()[:MAX_QUESTION_CHARS],
+                priority=float(q.get("priority", 0.5)),
+                rationale=str(q.get("rationale") or f"Drill-down of {parent['id']}"),
+                depth=int(parent.get("depth", 0)) + 1,
+                parent_id=parent["id"],
+                allocated_iterations=clamp(share, min_it, max_it),
+            )
+        )
+    return children

@@ -53,7 +53,12 @@ def schedule_steps(
         if status in FINAL_STATUSES:
             continue
         if b.get("research_done"):
-            to_synth.append(bid)
+            # a parent is synthesized bottom-up: after its drill-down is decided and its children are done
+            waiting = b.get("drill_status") == "proposed" or any(
+                branches[c].get("parent_id") == bid and branches[c].get("status") not in FINAL_STATUSES for c in order
+            )
+            if not waiting:
+                to_synth.append(bid)
         elif stop_requested or budget_exhausted:
             if finding_counts.get(bid, 0) > 0 or status == "researching":
                 out.updates[bid] = {"research_done": True, "stop_reason": halt_reason}

@@ -25,7 +25,7 @@ RunStatus = Literal[
     "interrupted",
     "cancelled",
 ]
-Mode = Literal["flat", "hierarchical"]
+Mode = Literal["flat", "hierarchical", "hypothesis"]
 
 FLAT_BRANCH_ID = "sq_000"
 
@@ -60,6 +60,20 @@ class SubQuestion(BaseModel):
     stop_reason: str | None = None
     research_done: bool = False
     queries: list[str] = Field(default_factory=list)
+    kind: Literal["question", "hypothesis"] = "question"
+    # drill-down
+    depth_assessment: str | None = None
+    drill_proposal: list[dict] | None = None
+    drill_status: str | None = None
+    # smarter retries: per-backend outcomes for this branch, and backends dropped for it
+    backend_stats: dict[str, dict[str, int]] = Field(default_factory=dict)
+    dropped_backends: list[str] = Field(default_factory=list)
+    last_outcome: str | None = None
+    # verified citations
+    citations_checked: int = 0
+    citations_supported: int = 0
+    # hypothesis mode
+    hypothesis: dict | None = None
 
     @field_validator("question_text")
     @classmethod
@@ -246,6 +260,73 @@ class ExtractedFinding(BaseModel):
     text: str = Field(min_length=3, description="The fact, in one or two sentences.")
     confidence: float = Field(ge=0.0, le=1.0, description="0.0-1.0 how well the sources support it")
     sources: list[int] = Field(default_factory=list, description="Numbers of supporting sources")
+
+
+class DepthAssessmentOutput(BaseModel):
+    """How deeply a branch's findings answer it, and where to dig if they do not."""
+
+    depth: Literal["superficial", "adequate", "deep"] = Field(description="How well the findings answer it")
+    reasoning: str = Field(default="", description="One or two sentences on why.")
+    drill_into: list[str] = Field(default_factory=list, description="Up to 3 narrower questions to research")
+
+
+class PlanRevisionOutput(BaseModel):
+    """Changes to the pending part of the plan after a branch finished."""
+
+    add: list[ProposedSubQuestion] = Field(default_factory=list, description="New important sub-questions")
+    drop: list[str] = Field(default_factory=list, description="Ids of pending sub-questions no longer needed")
+    reprioritize: dict[str, float] = Field(default_factory=dict, description="id -> new priority 0-1")
+    reasoning: str = ""
+
+
+class CoverageOutput(BaseModel):
+    """What the research covered and what it missed."""
+
+    covered: list[str] = Field(default_factory=list, description="Aspects the research answered")
+    gaps: list[str] = Field(default_factory=list, description="Aspects still missing or weak")
+    sufficient: bool = Field(default=True, description="Is the research enough to answer the question?")
+    reasoning: str = ""
+
+
+class ClaimCheck(BaseModel):
+    """Whether one cited claim is supported by its source."""
+
+    claim: int = Field(description="Number of the claim")
+    supported: bool
+
+
+class CitationCheckOutput(BaseModel):
+    """Verdicts on the cited claims of a synthesis."""
+
+    checks: list[ClaimCheck] = Field(default_factory=list)
+    reasoning: str = ""
+
+
+class ProposedHypothesis(BaseModel):
+    """An investigative hypothesis as the LLM proposes it."""
+
+    statement: str = Field(min_length=3, description="A testable claim that would answer the question")
+    search_strategy: str = Field(default="", description="What to search for to test it")
+    confidence: int = Field(default=5, ge=1, le=10, description="Prior confidence 1-10")
+    expected_evidence: str = Field(default="", description="Evidence that would support it")
+    validation_criteria: str = Field(default="", description="What would validate or refute it")
+
+
+class HypothesesOutput(BaseModel):
+    """The LLM's hypotheses for a question."""
+
+    hypotheses: list[ProposedHypothesis] = Field(min_length=1)
+    reasoning: str = ""
+
+
+class HypothesisVerdictOutput(BaseModel):
+    """The judgement on one hypothesis after research."""
+
+    verdict: Literal["validated", "refuted", "inconclusive"]
+    evidence: str = Field(description="What the findings show, citing sources as [n]")
+    confidence: int = Field(default=5, ge=1, le=10)
+    pivot: str | None = Field(default=None, description="A revised hypothesis worth testing instead, if any")
+    reasoning: str = ""
 
 
 class FindingsOutput(BaseModel):

@@ -1,4 +1,4 @@
-"""coordinate: after every round, pause at the step gate (step mode) and schedule the next steps."""
+"""coordinate: after every round, open the gates (step, revision, drill-down) and schedule the next steps."""
 
 from __future__ import annotations
 
@@ -8,18 +8,23 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research_core.budget import reserve_synthesis_cost
+from research_core.citations import cited_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
-from research_core.plan import PlanError, _as_priority
-from research_core.scheduling import schedule_steps
+from research_core.plan import PlanError, _as_priority, insert_after_subtree, make_children
+from research_core.revision import apply_revision
+from research_core.scheduling import FINAL_STATUSES, schedule_steps
 from research_core.schemas import LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
 
 
-def step_payload(state: ResearchState, done: list[str], error: str | None) -> dict[str, Any]:
+def _log(message: str, kind: str = "decision", branch: str | None = None, reasoning: str = "") -> dict:
+    return LogEntry(node="coordinate", kind=kind, branch=branch, message=message, reasoning=reasoning).model_dump()
+
+
+def step_payload(state: ResearchState, branches: dict[str, dict], done: list[str], error: str | None) -> dict:
     """What the step gate shows: the branches just finished and the ones still pending."""
-    branches = state["branches"]
     return {
         "kind": "step",
         "question": state["question"],
@@ -28,9 +33,9 @@ def step_payload(state: ResearchState, done: list[str], error: str | None) -> di
             for b in done
         ],
         "pending": [
-            {k: branches[b].get(k) for k in ("id", "question_text", "priority", "status")}
+            {k: branches[b].get(k) for k in ("id", "question_text", "priority", "status", "parent_id")}
             for b in state["branch_order"]
-            if branches[b].get("status") == "pending"
+            if b in branches and branches[b].get("status") == "pending"
         ],
         "error": error,
         "answers": "continue | stop | {'action': 'continue', 'edits': [{'id', 'question_text', 'priority', 'skip'}]}",
@@ -71,43 +76,164 @@ def parse_step_answer(answer: Any, branches: dict[str, dict]) -> tuple[str, dict
     return action, updates
 
 
+def parse_drill_answer(answer: Any, proposals: list[dict]) -> list[dict]:
+    """Interpret a drill-down answer: the children to create (empty list = rejected)."""
+    if isinstance(answer, str):
+        answer = {"action": answer.strip().lower()}
+    if not isinstance(answer, dict) or answer.get("action") not in ("approve", "reject"):
+        raise PlanError("Answer 'approve', 'reject', or {'action': 'approve', 'children': [...]}.")
+    if answer["action"] == "reject":
+        return []
+    children = answer.get("children", proposals)
+    if not isinstance(children, list) or not children:
+        raise PlanError("'children' must be a non-empty list of {question_text, priority}.")
+    out = []
+    for n, child in enumerate(children, start=1):
+        if not isinstance(child, dict) or not str(child.get("question_text") or "").strip():
+            raise PlanError(f"Child {n}: the question text is empty.")
+        out.append({**child, "priority": _as_priority(child.get("priority", 0.5), f"Child {n}")})
+    return out
+
+
+def parse_revision_answer(answer: Any, changes: dict[str, Any]) -> dict[str, Any] | None:
+    """Interpret a revision answer: the accepted changes, or None when rejected."""
+    if isinstance(answer, str):
+        answer = {"action": answer.strip().lower()}
+    if not isinstance(answer, dict) or answer.get("action") not in ("accept", "reject"):
+        raise PlanError("Answer 'accept', 'reject', or {'action': 'accept', 'changes': {...}}.")
+    if answer["action"] == "reject":
+        return None
+    accepted = answer.get("changes", changes)
+    if not isinstance(accepted, dict):
+        raise PlanError("'changes' must be an object with add, drop and reprioritize.")
+    return {
+        "add": [a for a in accepted.get("add", []) if a in changes.get("add", [])],
+        "drop": [d for d in accepted.get("drop", []) if d in changes.get("drop", [])],
+        "reprioritize": {
+            k: v for k, v in accepted.get("reprioritize", {}).items() if k in changes.get("reprioritize", {})
+        },
+    }
+
+
+def _ask(payload_fn: Any, parse: Any) -> Any:
+    """Interrupt until `parse` accepts the answer; the gate shows the last refusal."""
+    error = None
+    while True:
+        answer = interrupt(payload_fn(error))
+        try:
+            return parse(answer)
+        except PlanError as exc:
+            error = str(exc)
+
+
 def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
-    """Step gate, cost cap and scheduling of the next round of branch steps."""
+    """Gates (step, revision, drill-down), cost cap and the scheduling of the next round."""
     config = RunConfig(**state["config"])
     branches = {b: dict(v) for b, v in state["branches"].items()}
-    order = state["branch_order"]
+    order = list(state["branch_order"])
     stop = bool(state.get("stop_requested"))
     updates: dict[str, dict] = {}
     log: list[dict] = []
     warnings: list[str] = []
+    extra: dict[str, Any] = {}
     acknowledged = list(state.get("acknowledged") or [])
 
+    def change(bid: str, fields: dict) -> None:
+        updates.setdefault(bid, {}).update(fields)
+        branches.setdefault(bid, {}).update(fields)
+
+    # 1. step gate: pause after each completed branch
     if config.step_mode and not stop:
         done = [b for b in order if branches[b].get("status") == "completed" and b not in acknowledged]
         if done:
-            error = None
-            while True:
-                answer = interrupt(step_payload(state, done, error))
-                try:
-                    action, edits = parse_step_answer(answer, branches)
-                    break
-                except PlanError as exc:
-                    error = str(exc)
+            action, edits = _ask(
+                lambda error: step_payload(state, branches, done, error),
+                lambda answer: parse_step_answer(answer, branches),
+            )
             acknowledged += done
-            for bid, change in edits.items():
-                updates[bid] = change
-                branches[bid].update(change)
-                log.append(
-                    LogEntry(node="coordinate", branch=bid, message=f"Edited at step gate: {change}").model_dump()
-                )
+            for bid, fields in edits.items():
+                change(bid, fields)
+                log.append(_log(f"Edited at step gate: {fields}", branch=bid))
             if action == "stop":
                 stop = True
                 warnings.append("The run was stopped early by the user; the report uses what was gathered.")
-                log.append(LogEntry(node="coordinate", message="The user stopped the run at a step gate.").model_dump())
+                log.append(_log("The user stopped the run at a step gate."))
 
+    # 2. revision gate (step mode): the reviser's proposal waits for the user
+    pending_revision = state.get("revision_pending")
+    if pending_revision:
+        accepted = None
+        if not stop:
+            accepted = _ask(
+                lambda error: {
+                    "kind": "revision",
+                    "question": state["question"],
+                    "changes": pending_revision,
+                    "error": error,
+                    "answers": "accept | reject | {'action': 'accept', 'changes': {...}}",
+                },
+                lambda answer: parse_revision_answer(answer, pending_revision),
+            )
+        extra["revision_pending"] = None
+        if accepted:
+            rev_updates, order = apply_revision(accepted, branches, order, config)
+            for bid, fields in rev_updates.items():
+                change(bid, fields)
+            extra["branch_order"] = order
+            extra["revisions_done"] = int(state.get("revisions_done") or 0) + 1
+            log.append(_log(f"The user accepted the plan revision: {accepted}", kind="revision"))
+        else:
+            log.append(_log("The plan revision was rejected.", kind="revision"))
+
+    # 3. drill-down proposals: approved by the user in step mode, automatically otherwise
+    for bid in list(order):
+        b = branches[bid]
+        if b.get("drill_status") != "proposed":
+            continue
+        proposals = b.get("drill_proposal") or []
+        if stop:
+            children = []
+        elif config.step_mode:
+            children = _ask(
+                lambda error, b=b, proposals=proposals: {
+                    "kind": "drill_down",
+                    "question": state["question"],
+                    "branch": {k: b.get(k) for k in ("id", "question_text", "depth_assessment", "priority")},
+                    "proposals": proposals,
+                    "error": error,
+                    "answers": "approve | reject | {'action': 'approve', 'children': [{question_text, priority}]}",
+                },
+                lambda answer, proposals=proposals: parse_drill_answer(answer, proposals),
+            )
+        else:
+            children = proposals
+        room = config.max_total_sub_questions - len(branches)
+        children = children[: max(0, room)]
+        if not children:
+            change(bid, {"drill_status": "rejected"})
+            log.append(_log("Drill-down not taken.", kind="drill_down", branch=bid))
+            continue
+        made = make_children(
+            b,
+            children,
+            set(branches),
+            config.drill_down_iterations,
+            config.sub_question_min_iterations,
+            config.sub_question_max_iterations,
+        )
+        for child in made:
+            change(child.id, child.model_dump())
+        order = insert_after_subtree(order, branches, bid, [c.id for c in made])
+        extra["branch_order"] = order
+        change(bid, {"drill_status": "approved"})
+        log.append(
+            _log(f"Drill-down: {', '.join(c.id for c in made)} added under {bid}.", kind="drill_down", branch=bid)
+        )
+
+    # 4. cost cap: keep the synthesis reservation
     services = runtime.context
     spent = total_cost(state.get("costs", []))
-    open_branches = sum(1 for b in branches.values() if b.get("status") not in ("completed", "skipped", "failed"))
+    open_branches = sum(1 for b in branches.values() if b.get("status") not in FINAL_STATUSES)
     reservation = reserve_synthesis_cost(services.llm.price("work"), services.llm.price("synthesis")).total(
         open_branches
     )
@@ -118,26 +244,63 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
             f"(${reservation:.4f} kept for synthesis). Research stopped; synthesis continues."
         )
         warnings.append(message)
-        log.append(LogEntry(node="coordinate", kind="budget", message=message).model_dump())
+        log.append(_log(message, kind="budget"))
+        extra["budget_exhausted_logged"] = True
 
+    # 5. schedule the next round
     counts: dict[str, int] = {}
-    for f in state.get("findings", []):
-        counts[f["sub_question_id"]] = counts.get(f["sub_question_id"], 0) + 1
-    plan = schedule_steps(branches, order, counts, config.parallel, stop_requested=stop, budget_exhausted=exhausted)
-    for bid, change in plan.updates.items():
-        updates.setdefault(bid, {}).update(change)
-        branches[bid].update(change)
-    for note in plan.notes:
-        log.append(LogEntry(node="coordinate", message=note).model_dump())
-
     findings_by_branch: dict[str, list[dict]] = {}
     for f in state.get("findings", []):
+        counts[f["sub_question_id"]] = counts.get(f["sub_question_id"], 0) + 1
         findings_by_branch.setdefault(f["sub_question_id"], []).append(f)
+    plan = schedule_steps(branches, order, counts, config.parallel, stop_requested=stop, budget_exhausted=exhausted)
+    for bid, fields in plan.updates.items():
+        change(bid, fields)
+    for note in plan.notes:
+        log.append(_log(note))
+
+    # 6. adaptive plan: after branches complete, ask the reviser before starting more research
+    revised_after = list(state.get("revised_after") or [])
+    newly = [b for b in order if branches[b].get("status") == "completed" and b not in revised_after]
+    revise_task = None
+    if (
+        newly
+        and config.adaptive_plan
+        and state.get("mode") == "hierarchical"
+        and not stop
+        and not exhausted
+        and int(extra.get("revisions_done", state.get("revisions_done") or 0)) < config.max_revisions
+        and (
+            any(v.get("status") == "pending" for v in branches.values())
+            or len(branches) < config.max_total_sub_questions
+        )
+    ):
+        revise_task = {
+            "node": "revise_plan",
+            "payload": {
+                "question": state["question"],
+                "config": state["config"],
+                "branches": branches,
+                "branch_order": order,
+                "finished": newly,
+                "revisions_done": int(extra.get("revisions_done", state.get("revisions_done") or 0)),
+            },
+        }
+    if newly:
+        extra["revised_after"] = revised_after + newly
+
     sources_by_id = {s["id"]: s for s in state.get("sources", [])}
     tasks: list[dict] = []
     for bid in plan.synthesize:
         fs = findings_by_branch.get(bid, [])
+        children = [
+            branches[c]
+            for c in order
+            if branches[c].get("parent_id") == bid and branches[c].get("status") == "completed"
+        ]
         cited = {sid for f in fs for sid in f.get("source_ids", [])}
+        for child in children:
+            cited.update(cited_source_ids(child.get("synthesis") or ""))
         tasks.append(
             {
                 "node": "synthesize_branch",
@@ -146,30 +309,37 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                     "config": state["config"],
                     "branch": branches[bid],
                     "findings": fs,
+                    "children": children,
                     "sources": [s for sid, s in sources_by_id.items() if sid in cited],
                 },
             }
         )
-    for bid in plan.research:
-        tasks.append(
-            {
-                "node": "research_step",
-                "payload": {
-                    "question": state["question"],
-                    "config": state["config"],
-                    "branch": branches[bid],
-                    "findings": findings_by_branch.get(bid, []),
-                },
-            }
-        )
-    update: dict[str, Any] = {
+    if revise_task is not None:
+        tasks.append(revise_task)
+        # research waits for the revision; undo the "researching" marks scheduling just made
+        for bid in plan.research:
+            if state["branches"].get(bid, {}).get("status") == "pending":
+                change(bid, {"status": "pending"})
+    else:
+        for bid in plan.research:
+            tasks.append(
+                {
+                    "node": "research_step",
+                    "payload": {
+                        "question": state["question"],
+                        "config": state["config"],
+                        "branch": branches[bid],
+                        "findings": findings_by_branch.get(bid, []),
+                        "branch_count": len(branches),
+                    },
+                }
+            )
+    return {
         "branches": updates,
         "next_tasks": tasks,
         "acknowledged": acknowledged,
         "stop_requested": stop,
         "log": log,
         "warnings": warnings,
+        **extra,
     }
-    if exhausted:
-        update["budget_exhausted_logged"] = True
-    return update

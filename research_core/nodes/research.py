@@ -7,10 +7,18 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_core.configuration import RunConfig
+from research_core.configuration import RunConfig, language_instruction
 from research_core.llm import StructuredOutputError
 from research_core.prompts import render_prompt
-from research_core.schemas import FindingsOutput, LogEntry, QueryPlanOutput, Source, SubQuestion, stable_id
+from research_core.schemas import (
+    DepthAssessmentOutput,
+    FindingsOutput,
+    LogEntry,
+    QueryPlanOutput,
+    Source,
+    SubQuestion,
+    stable_id,
+)
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
 from research_core.services import Services
 from research_core.stopping import branch_stop_decision
@@ -163,6 +171,78 @@ def extract_findings(
     return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
 
 
+def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int) -> bool:
+    """Only important questions below the depth limit, with room left in the plan, may drill down."""
+    return (
+        branch.kind == "question"
+        and branch.depth + 1 < config.max_depth
+        and branch.priority >= config.drill_down_priority
+        and branch.drill_status is None
+        and branch_count < config.max_total_sub_questions
+    )
+
+
+def evaluate_depth(
+    services: Services, config: RunConfig, branch: SubQuestion, findings: list[dict], room: int
+) -> tuple[dict, dict]:
+    """Ask how deep the branch's findings go; propose drill-down questions when superficial.
+
+    Returns (branch update, extra state update with costs and log).
+    """
+    listing = "\n".join(f"- ({f['confidence']:.1f}) {f['text']}" for f in findings) or "(no findings)"
+    system, user = render_prompt(
+        "evaluate_depth",
+        sub_question=branch.question_text,
+        findings=listing,
+        max_children=min(config.max_children, room),
+        language=language_instruction(config),
+    )
+    try:
+        out, entries = services.llm.structured(
+            "evaluate_depth",
+            DepthAssessmentOutput,
+            system,
+            user,
+            node="research_step",
+            branch=branch.id,
+            max_tokens=400,
+        )
+    except StructuredOutputError as exc:
+        entry = LogEntry(
+            node="research_step",
+            branch=branch.id,
+            kind="fallback",
+            message="Depth evaluation failed; no drill-down.",
+            reasoning=exc.user_message,
+        )
+        return {"drill_status": "none"}, {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    proposals = []
+    if out.depth == "superficial":
+        seen = {_norm(branch.question_text)}
+        for q in out.drill_into:
+            q = " ".join(q.split())
+            if len(q) > 3 and _norm(q) not in seen:
+                seen.add(_norm(q))
+                proposals.append(
+                    {
+                        "question_text": q[:500],
+                        "priority": round(branch.priority * 0.9, 2),
+                        "rationale": f"Drill-down of {branch.id}: its findings were superficial.",
+                    }
+                )
+        proposals = proposals[: min(config.max_children, room)]
+    update = {
+        "depth_assessment": out.depth,
+        "drill_proposal": proposals or None,
+        "drill_status": "proposed" if proposals else "none",
+    }
+    message = f"Depth: {out.depth}" + (f"; proposes {len(proposals)} drill-down question(s)" if proposals else "")
+    entry = LogEntry(
+        node="research_step", branch=branch.id, kind="drill_down", message=message, reasoning=out.reasoning
+    )
+    return update, {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
+
+
 def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Run one research iteration of the branch in `payload` and decide whether it is done."""
     services = runtime.context
@@ -196,6 +276,14 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         config.confidence_for_stop,
     )
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
+    branch_update: dict[str, Any] = {}
+    branch_count = int(payload.get("branch_count", 0))
+    if decision.stop and can_drill_down(branch, config, branch_count):
+        branch_update, extra = evaluate_depth(
+            services, config, branch, known + new_findings, config.max_total_sub_questions - branch_count
+        )
+        costs += extra["costs"]
+        log += extra["log"]
     services.emit(
         {"type": "branch_iteration_done", "branch": branch.id, "iteration": iteration, "findings": len(new_findings)}
     )
@@ -207,6 +295,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
                 "queries": [*branch.queries, *queries],
                 "research_done": decision.stop,
                 "stop_reason": decision.reason if decision.stop else None,
+                **branch_update,
             }
         },
         "findings": new_findings,

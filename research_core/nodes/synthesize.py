@@ -15,7 +15,7 @@ from research_core.citations import (
 )
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm import LLMError
-from research_core.plan import tree_order
+from research_core.plan import section_numbers, tree_order
 from research_core.prompts import render_prompt
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
@@ -42,7 +42,8 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
     log: list[dict] = []
     warnings: list[str] = []
     services.emit({"type": "branch_synthesis_started", "branch": branch.id})
-    if not findings:
+    children: list[dict] = payload.get("children", [])
+    if not findings and not children:
         reason = branch.stop_reason or "no usable search results"
         text = f"No findings were gathered for this sub-question ({reason}), so it remains unanswered."
         log.append(
@@ -51,6 +52,8 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
         confidence = None
     else:
         ordered_ids = list(dict.fromkeys(sid for f in findings for sid in f.get("source_ids", [])))
+        for child in children:
+            ordered_ids += [sid for sid in cited_source_ids(child.get("synthesis") or "") if sid not in ordered_ids]
         by_id = {s["id"]: s for s in sources}
         ordered_ids = [sid for sid in ordered_ids if sid in by_id]
         local = {sid: i for i, sid in enumerate(ordered_ids, start=1)}
@@ -64,6 +67,10 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
                 for f, line in zip(findings, bullet_list.splitlines(), strict=True)
             ),
             sources=listing,
+            children="\n\n".join(
+                f"{c['question_text']}\n{markers_to_numbered(c.get('synthesis') or '', local)}" for c in children
+            )
+            or "(none)",
             language=language_instruction(config),
         )
         reverse = {n: sid for sid, n in local.items()}
@@ -98,7 +105,8 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
             log.append(
                 LogEntry(node="synthesize_branch", branch=branch.id, kind="fallback", message=message).model_dump()
             )
-        confidence = round(sum(f["confidence"] for f in findings) / len(findings), 3)
+        confs = [f["confidence"] for f in findings] + [c["confidence"] for c in children if c.get("confidence")]
+        confidence = round(sum(confs) / len(confs), 3) if confs else None
     services.emit({"type": "branch_completed", "branch": branch.id})
     return {
         "branches": {
@@ -142,9 +150,14 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if not pieces:
         message = "No branch produced an answer, so there is nothing to synthesize."
         return {"final_answer": message, "status": "completed_with_fallback", "warnings": [message]}
+    sections = section_numbers(state.get("branches", {}), state.get("branch_order", []))
     sub_answers = "\n\n".join(
-        f"### {b['id']}: {b['question_text']}\n{markers_to_numbered(text, numbering)}" for b, text in pieces
+        f"### {sections.get(b['id'], b['id'])} {b['question_text']}\n{markers_to_numbered(text, numbering)}"
+        for b, text in pieces
     )
+    gaps = (state.get("coverage") or {}).get("gaps") or []
+    if gaps:
+        sub_answers += "\n\n### Known gaps (mention them under Limitations)\n" + "\n".join(f"- {g}" for g in gaps)
     system, user = render_prompt(
         "meta_synthesis", question=state["question"], sub_answers=sub_answers, language=language_instruction(config)
     )

@@ -1,0 +1,78 @@
+"""revise_plan: after branches finish, let the LLM adjust the pending part of the plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from research_core.configuration import RunConfig, language_instruction
+from research_core.llm import StructuredOutputError
+from research_core.prompts import render_prompt
+from research_core.revision import apply_revision, revision_is_empty, vet_revision
+from research_core.schemas import LogEntry, PlanRevisionOutput
+from research_core.services import Services
+
+
+def revise_plan(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
+    """Propose (step mode) or apply (auto mode) changes to pending branches, with reasons."""
+    config = RunConfig(**payload["config"])
+    branches: dict[str, dict] = payload["branches"]
+    order: list[str] = payload["branch_order"]
+    plan = "\n".join(
+        f"- {b}: [{branches[b]['status']}] (priority {branches[b]['priority']:.2f}) {branches[b]['question_text']}"
+        for b in order
+    )
+    finished = "\n".join(
+        f"- {b}: {branches[b]['question_text']}\n  {(branches[b].get('synthesis') or '')[:600]}"
+        for b in payload["finished"]
+    )
+    system, user = render_prompt(
+        "revise_plan",
+        question=payload["question"],
+        plan=plan,
+        finished=finished,
+        language=language_instruction(config),
+    )
+    try:
+        out, costs = runtime.context.llm.structured(
+            "revise_plan", PlanRevisionOutput, system, user, node="revise_plan", max_tokens=500
+        )
+    except StructuredOutputError as exc:
+        entry = LogEntry(
+            node="revise_plan",
+            kind="fallback",
+            message="Plan revision failed; the plan is unchanged.",
+            reasoning=exc.user_message,
+        )
+        return {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    changes, notes = vet_revision(out, branches, config)
+    cost_update = [c.model_dump() for c in costs]
+    log = [LogEntry(node="revise_plan", kind="revision", message=n).model_dump() for n in notes]
+    if revision_is_empty(changes):
+        log.append(
+            LogEntry(
+                node="revise_plan", kind="revision", message="No change to the plan.", reasoning=out.reasoning
+            ).model_dump()
+        )
+        return {"costs": cost_update, "log": log}
+    if config.step_mode:
+        log.append(
+            LogEntry(
+                node="revise_plan", kind="revision", message=f"Proposed revision: {changes}", reasoning=out.reasoning
+            ).model_dump()
+        )
+        return {"costs": cost_update, "log": log, "revision_pending": changes}
+    updates, new_order = apply_revision(changes, branches, order, config)
+    log.append(
+        LogEntry(
+            node="revise_plan", kind="revision", message=f"Applied revision: {changes}", reasoning=out.reasoning
+        ).model_dump()
+    )
+    return {
+        "costs": cost_update,
+        "log": log,
+        "branches": updates,
+        "branch_order": new_order,
+        "revisions_done": int(payload.get("revisions_done", 0)) + 1,
+    }

@@ -1,0 +1,55 @@
+"""Near-duplicate detection for questions, in any language."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from difflib import SequenceMatcher
+
+_STOP_WORDS = (
+    "a an the of for to in on and or is are was were what which who how why when where does do did "
+    "with by from about between vs versus its their this that these those be"
+)
+_STOP = frozenset(_STOP_WORDS.split(" "))
+
+
+def _normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = re.sub(r"['’]s\b", "", text)
+    return re.sub(r"[\s\W_]+", " ", text).strip()
+
+
+def _content_words(text: str) -> set[str]:
+    words = set()
+    for w in _normalize(text).split():
+        if w in _STOP:
+            continue
+        w = re.sub(r"(?:'s|s)$", "", w) if len(w) > 3 else w
+        words.add(w)
+    return words
+
+
+def _bigrams(text: str) -> set[str]:
+    t = _normalize(text).replace(" ", "")
+    return {t[i : i + 2] for i in range(len(t) - 1)}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def similarity(a: str, b: str) -> float:
+    """0..1: the highest of content-word overlap, character-bigram overlap and sequence ratio."""
+    return max(
+        _jaccard(_content_words(a), _content_words(b)),
+        _jaccard(_bigrams(a), _bigrams(b)),
+        SequenceMatcher(None, _normalize(a), _normalize(b)).ratio(),
+    )
+
+
+def is_near_duplicate(candidate: str, existing: list[str], threshold: float = 0.8) -> str | None:
+    """The existing text that `candidate` nearly duplicates, or None."""
+    for text in existing:
+        if similarity(candidate, text) >= threshold:
+            return text
+    return None
