@@ -83,6 +83,7 @@ def build_result(
         sources=sources,
         costs=summarize_costs(state.get("costs", [])),
         warnings=list(dict.fromkeys(state.get("warnings", []))),
+        coverage=state.get("coverage"),
         log=[LogEntry.model_validate(e) for e in state.get("log", [])],
         started_at=started_at,
         finished_at=finished_at,

@@ -213,6 +213,7 @@ class RunResult(BaseModel):
     sources: list[Source]
     costs: CostTotals
     warnings: list[str]
+    coverage: dict | None = None
     log: list[LogEntry]
     started_at: str
     finished_at: str

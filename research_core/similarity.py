@@ -38,10 +38,22 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def _containment(a: set[str], b: set[str]) -> float:
+    """Share of the smaller word set found in the larger one (0 for sets under 3 words)."""
+    small = min(len(a), len(b))
+    return len(a & b) / small if small >= 3 else 0.0
+
+
 def similarity(a: str, b: str) -> float:
-    """0..1: the highest of content-word overlap, character-bigram overlap and sequence ratio."""
+    """0..1: the highest of content-word overlap or containment, bigram overlap and sequence ratio.
+
+    Containment catches a question restated as a subset of another ("core facts about X" vs
+    "core facts about X for web apps").
+    """
+    wa, wb = _content_words(a), _content_words(b)
     return max(
-        _jaccard(_content_words(a), _content_words(b)),
+        _jaccard(wa, wb),
+        _containment(wa, wb),
         _jaccard(_bigrams(a), _bigrams(b)),
         SequenceMatcher(None, _normalize(a), _normalize(b)).ratio(),
     )

@@ -97,9 +97,10 @@ def default_reply(task: str, body: dict) -> str:
 
 @dataclass
 class ScriptedLLM:
-    """What the server answers. `script[task]` is a list of replies consumed in order."""
+    """What the server answers. `script[task]` is a list of replies consumed in order, or one reply
+    (or callable) used for every call of that task."""
 
-    script: dict[str, list[Reply]] = field(default_factory=dict)
+    script: dict[str, list[Reply] | Reply] = field(default_factory=dict)
     latency_s: float = 0.0
     latency_by_task: dict[str, float] = field(default_factory=dict)
     calls: list[tuple[str, dict]] = field(default_factory=list)
@@ -109,8 +110,11 @@ class ScriptedLLM:
         """Record the call and return its reply."""
         with self._lock:
             self.calls.append((task, body))
-            queue = self.script.get(task)
-            reply: Reply | None = queue.pop(0) if queue else None
+            entry = self.script.get(task)
+            if isinstance(entry, list):
+                reply: Reply | None = entry.pop(0) if entry else None
+            else:
+                reply = entry  # one reply (or callable) for every call of the task
         if reply is None:
             return default_reply(task, body)
         if callable(reply) and not isinstance(reply, Fault):

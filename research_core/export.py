@@ -1,0 +1,539 @@
+"""Exports of a run: a Markdown report, a standalone HTML page and the raw JSON result.
+
+Everything in a RunResult that came from the web, or from the LLM reading the web, is
+untrusted. The Markdown report escapes web text (titles, snippets, findings, warnings) and
+passes the LLM's Markdown through `clean_llm_markdown`; the HTML page is rendered from that
+Markdown with raw HTML disabled and then sanitised again with nh3. Citations `[n]` that
+point past the source list are removed, so a report never cites a source it does not list.
+Strings that look like API keys are redacted in every format.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from research_core.sanitize import (
+    clean_llm_markdown,
+    escape_markdown,
+    redact_secrets,
+    safe_link,
+    safe_url,
+    strip_control_chars,
+)
+from research_core.schemas import RunResult, Source
+
+logger = logging.getLogger(__name__)
+
+ExportFormat = Literal["md", "html", "json"]
+
+MIME_TYPES: dict[str, str] = {"md": "text/markdown", "html": "text/html", "json": "application/json"}
+
+_SNIPPET_CHARS = 240
+_SLUG_CHARS = 60
+_CITATION = re.compile(r"\[(\d{1,3})\]")
+# Any bracketed number list in a finding: the LLM numbered sources per iteration, so these
+# numbers mean nothing in the report; the finding's source_ids give the real citations.
+_LOCAL_CITATION = re.compile(r"\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
+_CITATION_LIST = re.compile(r"([ \t]*)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
+# What would turn a one-line text into a heading, quote, list, rule or code fence.
+_LEADING_BLOCK_MARKER = re.compile(r"^(?:(\d{1,9})[.)]|[#>+\-*=_]|`{3}|~{3})")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+
+
+# ---- secrets ---------------------------------------------------------------------------
+
+
+def _redact(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_secrets(value)
+    if isinstance(value, list):
+        return [_redact(v) for v in value]
+    if isinstance(value, dict):
+        return {(_redact(k) if isinstance(k, str) else k): _redact(v) for k, v in value.items()}
+    return value
+
+
+def redact_result(result: RunResult) -> RunResult:
+    """Return `result` with every string that looks like an API key replaced by `[redacted]`.
+
+    The result itself is returned when nothing needed redacting.
+    """
+    data = result.model_dump(mode="json")
+    redacted = _redact(data)
+    if redacted == data:
+        return result
+    logger.warning("Redacted what looks like an API key from the export of run %s", result.run_id)
+    return RunResult.model_validate(redacted)
+
+
+# ---- the report, as Markdown blocks ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A piece of the report's Markdown; `cites` marks text whose `[n]` link to sources in HTML."""
+
+    markdown: str
+    cites: bool = False
+
+
+@dataclass
+class _Report:
+    """The report in three parts, so the HTML can give each source entry an anchor."""
+
+    head: list[_Block] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # entry i is source number i + 1
+    tail: list[_Block] = field(default_factory=list)
+
+
+def _headings(lines: list[str]) -> list[tuple[int, re.Match[str]]]:
+    """The ATX headings among `lines` (outside fenced code) as (line index, match)."""
+    found: list[tuple[int, re.Match[str]]] = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        opening = _FENCE.match(line)
+        if opening:
+            marker = opening.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        if fence is None:
+            heading = _ATX_HEADING.match(line)
+            if heading:
+                found.append((i, heading))
+    return found
+
+
+def _shift_headings(md: str, top_level: int) -> str:
+    """Re-level the LLM's headings so its highest one sits at `top_level` (at most h6)."""
+    lines = md.split("\n")
+    headings = _headings(lines)
+    if not headings:
+        return md
+    highest = min(len(h.group(2)) for _, h in headings)
+    for i, heading in headings:
+        level = min(6, len(heading.group(2)) - highest + top_level)
+        lines[i] = heading.group(1) + "#" * level + lines[i][heading.end() :]
+    return "\n".join(lines)
+
+
+def _drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
+    """Remove citations of numbers outside 1..source_count; return the text and how many went.
+
+    Like `citations.drop_unknown_numbers`, but a citation removed entirely takes the blank
+    before it along, so "fabricated [9]." becomes "fabricated.".
+    """
+    removed = 0
+
+    def repl(match: re.Match[str]) -> str:
+        nonlocal removed
+        kept = []
+        for part in match.group(2).split(","):
+            n = int(part.strip())
+            if 1 <= n <= source_count:
+                kept.append(f"[{n}]")
+            else:
+                removed += 1
+        return match.group(1) + "".join(kept) if kept else ""
+
+    return _CITATION_LIST.sub(repl, text), removed
+
+
+def _llm_markdown(md: str | None, source_count: int, top_level: int, where: str) -> str:
+    """The LLM's Markdown made safe, with citations of missing sources removed."""
+    text, removed = _drop_missing_citations(clean_llm_markdown(md or ""), source_count)
+    if removed:
+        logger.info("Removed %d citation(s) of sources that do not exist from %s", removed, where)
+    return _shift_headings(text.strip(), top_level)
+
+
+def _inline_llm_markdown(text: str) -> str:
+    """A short piece of LLM Markdown (a finding) made safe and kept on one line.
+
+    Its own `[n]` citations are dropped: they used the numbering of one research iteration.
+    """
+    cleaned = _LOCAL_CITATION.sub("", clean_llm_markdown(text))
+    line = " ".join(cleaned.split())
+    marker = _LEADING_BLOCK_MARKER.match(line)
+    if marker:
+        cut = len(marker.group(1) or "")
+        line = line[:cut] + "\\" + line[cut:]
+    return line
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "n/a"
+    return f"{value:.2f}"
+
+
+def _count(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "?"
+    return str(int(value))
+
+
+def _format_date(timestamp: str) -> str:
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except (TypeError, ValueError):
+        return escape_markdown(str(timestamp)) or "unknown"
+    if moment.tzinfo is None:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _format_duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def _format_cost(usd: float) -> str:
+    return f"${usd:.4f}" if 0 < usd < 1 else f"${usd:.2f}"
+
+
+def _metadata_line(result: RunResult) -> str:
+    costs = result.costs
+    parts = [
+        f"**Mode:** {escape_markdown(result.mode)}",
+        f"**Status:** {escape_markdown(result.status)}",
+        f"**Date:** {_format_date(result.started_at)}",
+        f"**Duration:** {_format_duration(result.duration_s)}",
+        f"**Cost:** {_format_cost(costs.total_usd)}",
+        f"**Tokens:** {costs.tokens_in:,} in / {costs.tokens_out:,} out ({costs.llm_calls} LLM calls)",
+        f"**Run:** {escape_markdown(result.run_id)}",
+    ]
+    return " · ".join(parts)
+
+
+def _outline(sub_questions: list[dict]) -> list[tuple[str, int, dict]]:
+    """Sub-questions in tree order as (outline number, nesting level, sub-question).
+
+    Children follow their parent, siblings keep their order in the list. A sub-question
+    whose parent is missing (or that sits in a cycle) is numbered as a top-level one.
+    """
+    by_id: dict[str, dict] = {}
+    for sq in sub_questions:
+        by_id.setdefault(str(sq.get("id")), sq)
+    children: dict[str | None, list[dict]] = {}
+    for sq in by_id.values():
+        parent = sq.get("parent_id")
+        key = str(parent) if parent is not None and str(parent) in by_id else None
+        children.setdefault(key, []).append(sq)
+    out: list[tuple[str, int, dict]] = []
+    seen: set[str] = set()
+
+    def walk(parent: str | None, prefix: str, level: int) -> None:
+        for index, sq in enumerate(children.get(parent, []), start=1):
+            sid = str(sq.get("id"))
+            if sid in seen:
+                continue
+            seen.add(sid)
+            number = f"{prefix}{index}"
+            out.append((number, level, sq))
+            walk(sid, f"{number}.", level + 1)
+
+    walk(None, "", 0)
+    top = len(children.get(None, []))
+    for sq in by_id.values():  # unreachable: parent links form a cycle
+        if str(sq.get("id")) not in seen:
+            top += 1
+            out.append((str(top), 0, sq))
+            seen.add(str(sq.get("id")))
+            walk(str(sq.get("id")), f"{top}.", 1)
+    return out
+
+
+def _branch_blocks(result: RunResult, numbers: dict[str, int]) -> list[_Block]:
+    blocks = [_Block("## Branch syntheses")]
+    for number, level, sq in _outline(result.sub_questions):
+        heading_level = min(6, 3 + level)
+        question = escape_markdown(str(sq.get("question_text") or sq.get("id") or "Untitled sub-question"))
+        facts = [
+            f"**Priority:** {_number(sq.get('priority'))}",
+            f"**Status:** {escape_markdown(str(sq.get('status') or 'unknown'))}",
+            f"**Confidence:** {_number(sq.get('confidence'))}",
+            f"**Iterations:** {_count(sq.get('iteration_count'))}/{_count(sq.get('allocated_iterations'))}",
+        ]
+        if sq.get("stop_reason"):
+            facts.append(f"**Stopped:** {escape_markdown(str(sq['stop_reason']))}")
+        blocks.append(_Block(f"{'#' * heading_level} {number} {question}\n\n" + " · ".join(facts)))
+        synthesis = _llm_markdown(
+            sq.get("synthesis"), len(result.sources), min(6, heading_level + 1), f"branch {sq.get('id')}"
+        )
+        blocks.append(_Block(synthesis or "*No synthesis for this branch.*", cites=bool(synthesis)))
+        findings = [f for f in sq.get("findings") or [] if isinstance(f, dict)]
+        if findings:
+            lines = ["**Findings**", ""]
+            for finding in findings:
+                text = _inline_llm_markdown(str(finding.get("text", "")))
+                cited = sorted({numbers[s] for s in finding.get("source_ids") or [] if s in numbers})
+                citations = "".join(f"[{n}]" for n in cited)
+                confidence = _number(finding.get("confidence"))
+                lines.append(f"- {text} (confidence {confidence}){' ' + citations if citations else ''}")
+            blocks.append(_Block("\n".join(lines), cites=True))
+    return blocks
+
+
+def _source_entry(number: int, source: Source) -> str:
+    """One source line: `[n] **title** (backend) — link`, then a short snippet."""
+    title = escape_markdown(source.title) or "Untitled source"
+    backend = escape_markdown(source.backend)
+    link = safe_link(source.url)
+    if link is not None:
+        location = f"<{link}>"
+    else:
+        shown = safe_url(source.url)
+        location = escape_markdown(shown) if shown else "*(link removed: not an http(s) address)*"
+    entry = f"[{number}] **{title}**{f' ({backend})' if backend else ''} — {location}"
+    snippet = " ".join(strip_control_chars(source.snippet).split())
+    if snippet:
+        if len(snippet) > _SNIPPET_CHARS:
+            snippet = snippet[: _SNIPPET_CHARS - 1].rstrip() + "…"
+        entry += "  \n  " + escape_markdown(snippet)
+    return entry
+
+
+def _build_report(result: RunResult) -> _Report:
+    report = _Report()
+    question = escape_markdown(result.question) or "Research report"
+    report.head.append(_Block(f"# {question}\n\n{_metadata_line(result)}"))
+    answer = _llm_markdown(result.final_answer, len(result.sources), 3, "the final answer")
+    report.head.append(_Block("## Answer"))
+    report.head.append(_Block(answer or "*No final answer was produced.*", cites=bool(answer)))
+    numbers = {source.id: i for i, source in enumerate(result.sources, start=1)}
+    if result.sub_questions:
+        report.head.extend(_branch_blocks(result, numbers))
+    report.sources = [_source_entry(i, s) for i, s in enumerate(result.sources, start=1)]
+    if result.warnings:
+        lines = ["## Warnings and limitations", ""]
+        lines.extend(f"- {escape_markdown(w) or '(empty warning)'}" for w in result.warnings)
+        report.tail.append(_Block("\n".join(lines)))
+    return report
+
+
+# ---- Markdown --------------------------------------------------------------------------
+
+
+def to_markdown(result: RunResult) -> str:
+    """The run as a Markdown report: question, metadata, answer, branches, sources, warnings."""
+    report = _build_report(redact_result(result))
+    parts = [block.markdown for block in report.head]
+    parts.append("## Sources")
+    if report.sources:
+        parts.append("\n".join(f"- {entry}" for entry in report.sources))
+    else:
+        parts.append("*No sources were collected.*")
+    parts.extend(block.markdown for block in report.tail)
+    return redact_secrets("\n\n".join(parts) + "\n")
+
+
+# ---- HTML ------------------------------------------------------------------------------
+
+_ALLOWED_TAGS = {
+    *(f"h{i}" for i in range(1, 7)),
+    "p",
+    "br",
+    "hr",
+    "ul",
+    "ol",
+    "li",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "blockquote",
+    "a",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "header",
+    "section",
+}
+_ALLOWED_ATTRIBUTES = {"a": {"href"}, "li": {"id"}, "ol": {"start"}, "th": {"style"}, "td": {"style"}}
+_SOURCE_ANCHOR = re.compile(r"#source-\d{1,3}")
+_SOURCE_ID = re.compile(r"source-\d{1,3}")
+_TABLE_ALIGN = re.compile(r"text-align:(left|right|center)")
+
+_CSS = """
+body { font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
+       max-width: 50rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.7rem; line-height: 1.25; }
+h1 + p { color: #59636e; font-size: 0.9rem; }
+h2 { border-bottom: 1px solid #d1d9e0; padding-bottom: 0.2rem; margin-top: 2rem; }
+a { color: #0969da; }
+a[href^="#source-"] { text-decoration: none; font-size: 0.85em; vertical-align: super; }
+section.sources ul { list-style: none; padding-left: 0; }
+section.sources li { margin: 0.5rem 0; word-break: break-word; }
+li:target { background: #fff8c5; }
+code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.9em; }
+pre { background: #f6f8fa; padding: 0.75rem; overflow-x: auto; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #d1d9e0; padding: 0.3rem 0.6rem; }
+blockquote { color: #59636e; border-left: 0.25rem solid #d1d9e0; margin-left: 0; padding-left: 1rem; }
+@media print { a[href^="#source-"] { color: inherit; } }
+""".strip()
+
+# The page loads nothing and runs nothing, even if something slipped through the sanitiser.
+_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+
+
+def _markdown_renderer() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _link_citations(children: list[Token], source_count: int) -> list[Token]:
+    """Turn `[n]` in plain text (not inside a link) into links to `#source-n`."""
+    out: list[Token] = []
+    depth = 0
+    for token in children:
+        if token.type == "link_open":
+            depth += 1
+        elif token.type == "link_close":
+            depth -= 1
+        if token.type != "text" or depth > 0 or "[" not in token.content:
+            out.append(token)
+            continue
+        position = 0
+        for match in _CITATION.finditer(token.content):
+            n = int(match.group(1))
+            if not 1 <= n <= source_count:
+                continue
+            if match.start() > position:
+                out.append(Token("text", "", 0, content=token.content[position : match.start()]))
+            out.append(Token("link_open", "a", 1, attrs={"href": f"#source-{n}"}, markup="citation"))
+            out.append(Token("text", "", 0, content=f"[{n}]"))
+            out.append(Token("link_close", "a", -1, markup="citation"))
+            position = match.end()
+        if position < len(token.content):
+            out.append(Token("text", "", 0, content=token.content[position:]))
+    return out
+
+
+def _render_block(md: MarkdownIt, block: _Block, source_count: int) -> str:
+    tokens = md.parse(block.markdown)
+    if block.cites:
+        for token in tokens:
+            if token.type == "inline" and token.children:
+                token.children = _link_citations(token.children, source_count)
+    return md.renderer.render(tokens, md.options, {})
+
+
+def _keep_attribute(tag: str, attribute: str, value: str) -> str | None:
+    """nh3 attribute filter: only source anchors as ids, only text alignment as style."""
+    if attribute == "id":
+        return value if _SOURCE_ID.fullmatch(value) else None
+    if attribute == "style":
+        match = _TABLE_ALIGN.fullmatch(value.replace(" ", "").rstrip(";"))
+        return f"text-align: {match.group(1)}" if match else None
+    if attribute == "start":
+        return value if value.isdigit() and len(value) <= 9 else None
+    return value
+
+
+def _keep_relative_url(url: str) -> str | None:
+    """nh3 relative-URL policy: only the in-page links to source anchors survive."""
+    return url if _SOURCE_ANCHOR.fullmatch(url) else None
+
+
+def sanitize_html(fragment: str) -> str:
+    """Sanitise an HTML fragment of a report with a conservative allow-list (nh3).
+
+    Kept: headings, paragraphs, lists, emphasis, code, quotes, tables and links to http(s)
+    URLs or `#source-n` anchors (with `rel="noopener noreferrer nofollow"`); everything else,
+    event handlers and styles included, is removed.
+    """
+    return nh3.clean(
+        fragment,
+        tags=_ALLOWED_TAGS,
+        clean_content_tags={"script", "style"},
+        attributes=_ALLOWED_ATTRIBUTES,
+        allowed_classes={"section": {"sources"}},
+        attribute_filter=_keep_attribute,
+        url_schemes={"http", "https"},
+        url_relative=_keep_relative_url,
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+
+
+def to_html(result: RunResult) -> str:
+    """The run as a standalone HTML5 page: inline CSS, no scripts, no external resources."""
+    result = redact_result(result)
+    report = _build_report(result)
+    md = _markdown_renderer()
+    count = len(report.sources)
+    body = [_render_block(md, block, count) for block in report.head]
+    body.append('<section class="sources">\n<h2>Sources</h2>\n')
+    if report.sources:
+        body.append("<ul>\n")
+        body.extend(
+            f'<li id="source-{n}">{md.renderInline(entry)}</li>\n' for n, entry in enumerate(report.sources, start=1)
+        )
+        body.append("</ul>\n")
+    else:
+        body.append("<p><em>No sources were collected.</em></p>\n")
+    body.append("</section>\n")
+    body.extend(_render_block(md, block, count) for block in report.tail)
+    title = html.escape(" ".join(strip_control_chars(result.question).split()) or "Research report")
+    page = (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<meta name="generator" content="Arbor">\n'
+        f"<title>{title}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
+        f"{sanitize_html(''.join(body))}\n</main>\n</body>\n</html>\n"
+    )
+    return redact_secrets(page)
+
+
+# ---- JSON and the download helper ------------------------------------------------------
+
+
+def to_json(result: RunResult) -> str:
+    """The RunResult as indented JSON, with anything that looks like an API key redacted."""
+    return redact_result(result).model_dump_json(indent=2)
+
+
+def _slug(text: str, max_chars: int = _SLUG_CHARS) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return slug[:max_chars].rstrip("-")
+
+
+def export_file_name(result: RunResult, fmt: ExportFormat) -> str:
+    """A safe file name such as `what-is-quantum-computing-3f2a9c.md`."""
+    slug = _slug(result.question) or "research"
+    run = re.sub(r"[^A-Za-z0-9_-]+", "", result.run_id)[:40] or "run"
+    return f"{slug}-{run}.{fmt}"
+
+
+def export_result(result: RunResult, fmt: ExportFormat) -> tuple[str, str, str]:
+    """Render `result` as `fmt` ("md", "html" or "json"); return (content, file name, MIME type)."""
+    renderers = {"md": to_markdown, "html": to_html, "json": to_json}
+    if fmt not in renderers:
+        raise ValueError(f"Unknown export format {fmt!r}; expected one of: md, html, json.")
+    return renderers[fmt](result), export_file_name(result, fmt), MIME_TYPES[fmt]

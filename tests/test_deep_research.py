@@ -1,0 +1,169 @@
+"""Going deep: drill-down trees, bottom-up synthesis, adaptive plans and the coverage check."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import config, make_runner
+from tests.fakes.llm_server import ScriptedLLM, serve
+
+QUESTION = "Compare React, Vue, and Angular for building web applications"
+
+
+def _sub_question(body: dict) -> str:
+    text = body["messages"][-1]["content"]
+    return text.split("<sub_question>")[1].split("</sub_question>")[0] if "<sub_question>" in text else ""
+
+
+def superficial(body: dict) -> str:
+    sq = _sub_question(body)
+    return json.dumps(
+        {
+            "depth": "superficial",
+            "reasoning": "only generic statements",
+            "drill_into": [f"What benchmarks exist for: {sq[:40]}?", f"What do case studies show for: {sq[:40]}?"],
+        }
+    )
+
+
+def test_drill_down_adds_children_to_depth_two_and_not_beyond(tmp_path):
+    with serve(ScriptedLLM(script={"evaluate_depth": superficial})) as (url, script):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True, parallel=2, max_depth=2, adaptive_plan=False))
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    ids = [sq["id"] for sq in result.sub_questions]
+    # priorities 1.0 / 0.8 / 0.6: the two above 0.7 drill down, the third does not
+    assert ids == ["sq_001", "sq_001.1", "sq_001.2", "sq_002", "sq_002.1", "sq_002.2", "sq_003"]
+    children = [sq for sq in result.sub_questions if sq["parent_id"]]
+    assert all(sq["depth"] == 1 and sq["status"] == "completed" and sq["findings"] for sq in children)
+    assert script.count("evaluate_depth") == 2  # children are at the depth limit and are not evaluated
+    parent = result.sub_questions[0]
+    assert parent["depth_assessment"] == "superficial" and parent["drill_status"] == "approved"
+    # bottom-up: each parent is synthesized after its children, from their answers
+    synth_order = [_sub_question(b) for t, b in script.calls if t == "synthesize_branch"]
+    first_parent = synth_order.index(parent["question_text"])
+    assert all(synth_order.index(c["question_text"]) < first_parent for c in children[:2])
+    parent_call = next(
+        b for t, b in script.calls if t == "synthesize_branch" and _sub_question(b) == parent["question_text"]
+    )
+    narrower = parent_call["messages"][-1]["content"].split("<narrower_answers>")[1].split("</narrower_answers>")[0]
+    assert "benchmarks exist" in narrower and "[" in narrower
+    # the meta-synthesis sees the tree with section numbers
+    meta = next(b for t, b in script.calls if t == "meta_synthesis")["messages"][-1]["content"]
+    assert "### 1 " in meta and "### 1.1 " in meta and "### 2.2 " in meta and "### 3 " in meta
+    assert any(e.kind == "drill_down" and e.reasoning == "only generic statements" for e in result.log)
+
+
+def test_step_mode_drill_down_waits_for_approval_and_takes_edits(tmp_path):
+    with serve(ScriptedLLM(script={"evaluate_depth": [superficial]})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(step_mode=True, parallel=1, adaptive_plan=False))
+        snap = runner.resume(snap.run_id, "approve")
+        assert snap.status == "awaiting_step"
+        assert snap.pending["kind"] == "drill_down"
+        assert snap.pending["branch"]["id"] == "sq_001"
+        assert len(snap.pending["proposals"]) == 2
+        bad = runner.resume(snap.run_id, {"action": "approve", "children": [{"question_text": " "}]})
+        assert bad.pending["kind"] == "drill_down" and "empty" in bad.pending["error"]
+        snap = runner.resume(
+            snap.run_id, {"action": "approve", "children": [{"question_text": "Edited child?", "priority": 0.5}]}
+        )
+        while snap.status == "awaiting_step":
+            snap = runner.resume(snap.run_id, "continue" if snap.pending["kind"] == "step" else "reject")
+    assert snap.status == "completed", snap.error
+    ids = {sq["id"]: sq for sq in runner.result(snap.run_id).sub_questions}
+    assert ids["sq_001.1"]["question_text"] == "Edited child?"
+    assert "sq_001.2" not in ids
+
+
+def test_revisions_are_capped_and_duplicates_refused(tmp_path):
+    topics = iter(
+        [
+            "How do the licensing terms differ?",
+            "Which has the larger hiring market for licensing staff?",
+            "How mature is licensing of mobile tooling?",
+            "What licensing of server rendering exists?",
+        ]
+    )
+
+    def add_one(body: dict) -> str:
+        return json.dumps(
+            {
+                "add": [
+                    {"question": next(topics), "priority": 0.5},
+                    # a near-duplicate of the first planned sub-question: always refused
+                    {"question": "What are the core facts about Compare React, Vue, and Angular?", "priority": 0.9},
+                ],
+                "drop": [],
+                "reprioritize": {},
+                "reasoning": "licensing matters",
+            }
+        )
+
+    with serve(ScriptedLLM(script={"revise_plan": add_one})) as (url, script):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, max_revisions=2))
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    added = [sq for sq in result.sub_questions if "licensing" in sq["question_text"]]
+    assert len(added) == 2  # max_revisions
+    assert script.count("revise_plan") == 2  # no call once the cap is reached
+    assert all(sq["status"] == "completed" for sq in added)
+    refused = [e for e in result.log if e.kind == "revision" and "refused duplicate" in e.message]
+    assert len(refused) == 2, [e.message for e in result.log if e.node == "revise_plan"]
+    applied = [e for e in result.log if e.message.startswith("Applied revision")]
+    assert applied and applied[0].reasoning == "licensing matters"
+
+
+def test_revision_ceiling_and_drop_and_reprioritize(tmp_path):
+    def revise(body: dict) -> str:
+        return json.dumps(
+            {
+                "add": [
+                    {"question": "A brand new angle on tooling?", "priority": 0.4},
+                    {"question": "Another new angle on hiring?", "priority": 0.4},
+                ],
+                "drop": ["sq_003", "sq_001"],  # sq_001 is completed by then: refused
+                "reprioritize": {"sq_002": 0.2},
+                "reasoning": "r",
+            }
+        )
+
+    with serve(ScriptedLLM(script={"revise_plan": [revise]})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, max_total_sub_questions=4))
+    result = runner.result(snap.run_id)
+    by_id = {sq["id"]: sq for sq in result.sub_questions}
+    assert by_id["sq_003"]["status"] == "skipped" and by_id["sq_003"]["stop_reason"] == "dropped by plan revision"
+    assert by_id["sq_002"]["priority"] == 0.2
+    assert len(by_id) == 4  # ceiling: only one of the two additions
+    assert any("ceiling" in e.message for e in result.log)
+
+
+def test_step_mode_revision_is_a_proposal_the_user_can_reject(tmp_path):
+    proposal = json.dumps({"add": [], "drop": ["sq_003"], "reprioritize": {}, "reasoning": "not needed"})
+    with serve(ScriptedLLM(script={"revise_plan": [proposal]})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(step_mode=True, parallel=1))
+        snap = runner.resume(snap.run_id, "approve")
+        assert snap.pending["kind"] == "step"
+        snap = runner.resume(snap.run_id, "continue")
+        assert snap.pending["kind"] == "revision"
+        assert snap.pending["changes"]["drop"] == ["sq_003"]
+        snap = runner.resume(snap.run_id, "reject")
+        while snap.status == "awaiting_step":
+            snap = runner.resume(snap.run_id, "continue" if snap.pending["kind"] == "step" else "reject")
+    result = runner.result(snap.run_id)
+    assert {sq["id"]: sq["status"] for sq in result.sub_questions}["sq_003"] == "completed"
+
+
+def test_coverage_gaps_reach_the_report(tmp_path):
+    gaps = json.dumps({"covered": ["features"], "gaps": ["licensing costs"], "sufficient": True, "reasoning": "ok"})
+    with serve(ScriptedLLM(script={"assess_coverage": [gaps]})) as (url, script):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True))
+    result = runner.result(snap.run_id)
+    assert result.coverage["gaps"] == ["licensing costs"]
+    meta = next(b for t, b in script.calls if t == "meta_synthesis")["messages"][-1]["content"]
+    assert "licensing costs" in meta
