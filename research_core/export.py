@@ -97,8 +97,8 @@ class _Report:
     tail: list[_Block] = field(default_factory=list)
 
 
-def _headings(lines: list[str]) -> list[tuple[int, re.Match[str]]]:
-    """The ATX headings among `lines` (outside fenced code) as (line index, match)."""
+def _scan_blocks(lines: list[str]) -> tuple[list[tuple[int, re.Match[str]]], str | None]:
+    """The ATX headings outside fenced code as (line index, match), and a fence left open."""
     found: list[tuple[int, re.Match[str]]] = []
     fence: str | None = None
     for i, line in enumerate(lines):
@@ -114,19 +114,21 @@ def _headings(lines: list[str]) -> list[tuple[int, re.Match[str]]]:
             heading = _ATX_HEADING.match(line)
             if heading:
                 found.append((i, heading))
-    return found
+    return found, fence
 
 
-def _shift_headings(md: str, top_level: int) -> str:
-    """Re-level the LLM's headings so its highest one sits at `top_level` (at most h6)."""
+def _fit_into_report(md: str, top_level: int) -> str:
+    """Re-level the LLM's headings so its highest one sits at `top_level` (at most h6), and
+    close a code fence it left open, which would otherwise swallow the rest of the report."""
     lines = md.split("\n")
-    headings = _headings(lines)
-    if not headings:
-        return md
-    highest = min(len(h.group(2)) for _, h in headings)
-    for i, heading in headings:
-        level = min(6, len(heading.group(2)) - highest + top_level)
-        lines[i] = heading.group(1) + "#" * level + lines[i][heading.end() :]
+    headings, open_fence = _scan_blocks(lines)
+    if headings:
+        highest = min(len(h.group(2)) for _, h in headings)
+        for i, heading in headings:
+            level = min(6, len(heading.group(2)) - highest + top_level)
+            lines[i] = heading.group(1) + "#" * level + lines[i][heading.end() :]
+    if open_fence is not None:
+        lines.append(open_fence)
     return "\n".join(lines)
 
 
@@ -157,7 +159,7 @@ def _llm_markdown(md: str | None, source_count: int, top_level: int, where: str)
     text, removed = _drop_missing_citations(clean_llm_markdown(md or ""), source_count)
     if removed:
         logger.info("Removed %d citation(s) of sources that do not exist from %s", removed, where)
-    return _shift_headings(text.strip(), top_level)
+    return _fit_into_report(text.strip(), top_level)
 
 
 def _inline_llm_markdown(text: str) -> str:
@@ -276,8 +278,9 @@ def _branch_blocks(result: RunResult, numbers: dict[str, int]) -> list[_Block]:
         if sq.get("stop_reason"):
             facts.append(f"**Stopped:** {escape_markdown(str(sq['stop_reason']))}")
         blocks.append(_Block(f"{'#' * heading_level} {number} {question}\n\n" + " · ".join(facts)))
+        # The synthesis's own headings go two levels down, below those of the child branches.
         synthesis = _llm_markdown(
-            sq.get("synthesis"), len(result.sources), min(6, heading_level + 1), f"branch {sq.get('id')}"
+            sq.get("synthesis"), len(result.sources), min(6, heading_level + 2), f"branch {sq.get('id')}"
         )
         blocks.append(_Block(synthesis or "*No synthesis for this branch.*", cites=bool(synthesis)))
         findings = [f for f in sq.get("findings") or [] if isinstance(f, dict)]
