@@ -58,6 +58,8 @@ def build_result(
         total_iterations=research_iterations + syntheses + overhead,
         total_findings=len(state.get("findings", [])),
         total_sources=len(sources),
+        citations_checked=sum(int(b.get("citations_checked") or 0) for b in branches.values()),
+        citations_supported=sum(int(b.get("citations_supported") or 0) for b in branches.values()),
         sub_syntheses=[
             SubSynthesisSummary(
                 id=b["id"],

@@ -183,6 +183,8 @@ class SynthesisSummary(BaseModel):
     total_iterations: int
     total_findings: int
     total_sources: int
+    citations_checked: int = 0
+    citations_supported: int = 0
     sub_syntheses: list[SubSynthesisSummary]
 
 

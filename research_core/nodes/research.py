@@ -7,10 +7,12 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from research_core.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm import StructuredOutputError
 from research_core.prompts import render_prompt
 from research_core.schemas import (
+    FLAT_BRANCH_ID,
     DepthAssessmentOutput,
     FindingsOutput,
     LogEntry,
@@ -37,8 +39,17 @@ def plan_queries(services: Services, question: str, branch: SubQuestion, finding
     """Ask for search queries; fall back to the sub-question itself. Returns (queries, extra update)."""
     known = "\n".join(f"- {f['text']}" for f in findings[-8:]) or "(none yet)"
     used = "\n".join(f"- {q}" for q in branch.queries) or "(none)"
+    previous = {
+        "no_results": "The last queries returned no search results. Write different, broader or rephrased queries.",
+        "irrelevant": "The last queries returned only irrelevant results. Rephrase them with other key terms.",
+    }.get(branch.last_outcome or "", "(nothing to correct)")
     system, user = render_prompt(
-        "plan_queries", question=question, sub_question=branch.question_text, used_queries=used, known_findings=known
+        "plan_queries",
+        question=question,
+        sub_question=branch.question_text,
+        used_queries=used,
+        known_findings=known,
+        previous_attempt=previous,
     )
     costs: list[dict] = []
     try:
@@ -52,7 +63,18 @@ def plan_queries(services: Services, question: str, branch: SubQuestion, finding
             q = " ".join(q.split())[:200]
             if q and _norm(q) not in used_set and _norm(q) not in {_norm(x) for x in queries}:
                 queries.append(q)
-        log = LogEntry(node="research_step", branch=branch.id, message=f"Queries: {queries}", reasoning=out.reasoning)
+        retry = branch.last_outcome in ("no_results", "irrelevant")
+        if not queries:
+            # the model repeated itself: vary the sub-question rather than search the same words again
+            queries = [f"{branch.question_text[:180]} overview" if retry else branch.question_text[:200]]
+        label = f"Reformulated queries after {(branch.last_outcome or '').replace('_', ' ')}" if retry else "Queries"
+        log = LogEntry(
+            node="research_step",
+            branch=branch.id,
+            kind="retry" if retry else "queries",
+            message=f"{label}: {queries}",
+            reasoning=out.reasoning,
+        )
     except StructuredOutputError as exc:
         costs = [c.model_dump() for c in exc.costs]
         queries = []
@@ -69,14 +91,23 @@ def plan_queries(services: Services, question: str, branch: SubQuestion, finding
 
 
 def run_searches(
-    services: Services, queries: list[str], max_results: int, branch_id: str
+    services: Services,
+    queries: list[str],
+    max_results: int,
+    branch_id: str,
+    exclude: list[str] | None = None,
+    counts: dict[str, dict[str, int]] | None = None,
 ) -> tuple[list[Source], list[dict], list[str]]:
-    """Search every usable backend for every query. Returns (sources, log entries, warnings)."""
+    """Search every usable backend (less `exclude`) for every query.
+
+    Returns (sources, log entries, warnings); fills `counts[backend]` with errors and results.
+    """
     found: dict[str, Source] = {}
     log: list[dict] = []
     warnings: list[str] = []
+    counts = counts if counts is not None else {}
     per_query = min(max_results, MAX_RESULTS_PER_QUERY)
-    backends = services.usable_backends()
+    backends = [b for b in services.usable_backends() if b.name not in (exclude or [])]
     if not backends:
         log.append(
             LogEntry(
@@ -87,15 +118,19 @@ def run_searches(
         for query in queries:
             if backend.name not in {b.name for b in services.usable_backends()}:
                 break
+            row = counts.setdefault(backend.name, {"errors": 0, "results": 0})
             try:
                 results = backend.search(query, per_query)[:per_query]
+                row["results"] += len(results)
             except SearchError as exc:
+                row["errors"] += 1
                 entry = LogEntry(node="research_step", branch=branch_id, kind="search_error", message=exc.user_message)
                 log.append(entry.model_dump())
                 if exc.unreachable and services.mark_down(backend.name, exc.user_message):
                     warnings.append(f"{exc.user_message} (backend '{backend.name}' disabled for this run)")
                 continue
             except Exception as exc:  # a backend bug must not lose the run
+                row["errors"] += 1
                 logger.exception("search backend %s failed", backend.name)
                 entry = LogEntry(
                     node="research_step",
@@ -175,6 +210,7 @@ def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int) ->
     """Only important questions below the depth limit, with room left in the plan, may drill down."""
     return (
         branch.kind == "question"
+        and branch.id != FLAT_BRANCH_ID
         and branch.depth + 1 < config.max_depth
         and branch.priority >= config.drill_down_priority
         and branch.drill_status is None
@@ -254,7 +290,10 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
 
     queries, update = plan_queries(services, payload["question"], branch, known)
     costs, log = list(update["costs"]), list(update["log"])
-    sources, search_log, warnings = run_searches(services, queries, config.max_results_per_query, branch.id)
+    searched: dict[str, dict[str, int]] = {}
+    sources, search_log, warnings = run_searches(
+        services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
+    )
     log += search_log
     new_findings: list[dict] = []
     cited: list[Source] = []
@@ -266,6 +305,21 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         entry = LogEntry(node="research_step", branch=branch.id, message="No search results this iteration.")
         log.append(entry.model_dump())
 
+    outcome = iteration_outcome(len(sources), len(new_findings))
+    stats = update_stats(branch.backend_stats, searched, {s.backend for s in cited})
+    active = [b.name for b in services.usable_backends() if b.name not in branch.dropped_backends]
+    dropped = list(branch.dropped_backends)
+    for name, why in backends_to_drop(stats, active, config.sticky_backends, config.backend_max_failures):
+        dropped.append(name)
+        log.append(
+            LogEntry(
+                node="research_step",
+                branch=branch.id,
+                kind="source_choice",
+                message=f"Dropped backend '{name}' for this branch.",
+                reasoning=why,
+            ).model_dump()
+        )
     confidences = [f["confidence"] for f in known] + [f["confidence"] for f in new_findings]
     decision = branch_stop_decision(
         iteration,
@@ -294,6 +348,9 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
                 "iteration_count": iteration,
                 "queries": [*branch.queries, *queries],
                 "research_done": decision.stop,
+                "backend_stats": stats,
+                "dropped_backends": dropped,
+                "last_outcome": outcome,
                 "stop_reason": decision.reason if decision.stop else None,
                 **branch_update,
             }

@@ -20,6 +20,7 @@ from research_core.prompts import render_prompt
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
+from research_core.verification import verify_citations
 
 
 def findings_as_markdown(findings: list[dict], local: dict[str, int]) -> str:
@@ -41,6 +42,7 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
     costs: list[dict] = []
     log: list[dict] = []
     warnings: list[str] = []
+    verified: dict[str, int] = {}
     services.emit({"type": "branch_synthesis_started", "branch": branch.id})
     children: list[dict] = payload.get("children", [])
     if not findings and not children:
@@ -105,12 +107,37 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
             log.append(
                 LogEntry(node="synthesize_branch", branch=branch.id, kind="fallback", message=message).model_dump()
             )
+        if config.verify_citations and cited_source_ids(text):
+            check = verify_citations(
+                services.llm, text, {s["id"]: s for s in sources}, node="synthesize_branch", branch=branch.id
+            )
+            text = check.text
+            costs += [c.model_dump() for c in check.costs]
+            verified = {"citations_checked": check.checked, "citations_supported": check.supported}
+            message = f"Citations checked ({check.method}): {check.supported}/{check.checked} supported" + (
+                f"; {check.removed} unsupported citation(s) removed" if check.removed else ""
+            )
+            log.append(
+                LogEntry(
+                    node="synthesize_branch",
+                    branch=branch.id,
+                    kind="citations",
+                    message=message,
+                    reasoning=check.reasoning,
+                ).model_dump()
+            )
         confs = [f["confidence"] for f in findings] + [c["confidence"] for c in children if c.get("confidence")]
         confidence = round(sum(confs) / len(confs), 3) if confs else None
     services.emit({"type": "branch_completed", "branch": branch.id})
     return {
         "branches": {
-            branch.id: {"status": "completed", "synthesis": text, "confidence": confidence, "research_done": True}
+            branch.id: {
+                "status": "completed",
+                "synthesis": text,
+                "confidence": confidence,
+                "research_done": True,
+                **verified,
+            }
         },
         "costs": costs,
         "log": log,
