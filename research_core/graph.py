@@ -24,12 +24,12 @@ from research_core.state import ResearchInput, ResearchOutput, ResearchState
 
 def route_after_classify(state: ResearchState) -> Literal["decompose_question", "allocate_budget"]:
     """Complex questions are decomposed; simple ones go straight to flat research."""
-    return "decompose_question" if state.get("mode") == "hierarchical" else "allocate_budget"
+    return "decompose_question" if state.get("mode") in ("hierarchical", "hypothesis") else "allocate_budget"
 
 
 def route_after_decompose(state: ResearchState) -> Literal["review_plan", "allocate_budget"]:
     """A failed decomposition has switched the run to flat mode."""
-    return "review_plan" if state.get("mode") == "hierarchical" else "allocate_budget"
+    return "review_plan" if state.get("mode") in ("hierarchical", "hypothesis") else "allocate_budget"
 
 
 def route_after_review(state: ResearchState) -> Literal["allocate_budget", "__end__"]:
@@ -43,6 +43,12 @@ def route_work(state: ResearchState) -> list[Send] | Literal["assess_coverage"]:
     if not tasks:
         return "assess_coverage"
     return [Send(task["node"], task["payload"]) for task in tasks]
+
+
+def route_after_coverage(state: ResearchState) -> Literal["coordinate", "meta_synthesize"]:
+    """Hypothesis mode may add hypotheses for the gaps; those are researched before the report."""
+    pending = any(b.get("status") == "pending" for b in state.get("branches", {}).values())
+    return "coordinate" if pending and not state.get("stop_requested") else "meta_synthesize"
 
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
@@ -72,6 +78,6 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     builder.add_edge("research_step", "coordinate")
     builder.add_edge("synthesize_branch", "coordinate")
     builder.add_edge("revise_plan", "coordinate")
-    builder.add_edge("assess_coverage", "meta_synthesize")
+    builder.add_conditional_edges("assess_coverage", route_after_coverage)
     builder.add_edge("meta_synthesize", END)
     return builder.compile(checkpointer=checkpointer)

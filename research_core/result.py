@@ -50,11 +50,11 @@ def build_result(
         sub_questions.append(b)
     research_iterations = sum(int(b.get("iteration_count", 0)) for b in branches.values())
     syntheses = sum(1 for b in branches.values() if b.get("status") == "completed")
-    overhead = 2 if mode == "hierarchical" else 0  # decomposition + meta-synthesis
+    overhead = 2 if mode != "flat" else 0  # decomposition + meta-synthesis
     summary = SynthesisSummary(
-        approach="hierarchical" if mode == "hierarchical" else "flat",
-        decomposition_strategy=state.get("strategy") if mode == "hierarchical" else None,
-        sub_questions_count=len(order) if mode == "hierarchical" else 0,
+        approach=mode if mode in ("hierarchical", "hypothesis") else "flat",
+        decomposition_strategy=state.get("strategy") if mode != "flat" else None,
+        sub_questions_count=len(order) if mode != "flat" else 0,
         total_iterations=research_iterations + syntheses + overhead,
         total_findings=len(state.get("findings", [])),
         total_sources=len(sources),
@@ -79,7 +79,7 @@ def build_result(
         status=state.get("status") or "completed",
         mode=summary.approach,
         final_answer=final,
-        hierarchical_synthesis=final if mode == "hierarchical" else None,
+        hierarchical_synthesis=final if mode != "flat" else None,
         synthesis=summary,
         sub_questions=sub_questions,
         sources=sources,

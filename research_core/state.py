@@ -53,6 +53,7 @@ class ResearchState(TypedDict, total=False):
     revision_pending: dict[str, Any] | None
     revised_after: list[str]
     coverage: dict[str, Any] | None
+    coverage_rounds: int
     final_answer: str | None
     status: str
 

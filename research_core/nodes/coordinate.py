@@ -11,10 +11,11 @@ from research_core.budget import reserve_synthesis_cost
 from research_core.citations import cited_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
+from research_core.hypotheses import hypothesis_branches
 from research_core.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.revision import apply_revision
 from research_core.scheduling import FINAL_STATUSES, schedule_steps
-from research_core.schemas import LogEntry
+from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis
 from research_core.services import Services
 from research_core.state import ResearchState
 
@@ -229,6 +230,43 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
         log.append(
             _log(f"Drill-down: {', '.join(c.id for c in made)} added under {bid}.", kind="drill_down", branch=bid)
         )
+
+    # 3b. hypothesis pivots: a refuted or inconclusive hypothesis may suggest a better one
+    for bid in list(order):
+        b = branches[bid]
+        h = b.get("hypothesis") or {}
+        if b.get("kind") != "hypothesis" or b.get("status") != "completed" or not h.get("pivot"):
+            continue
+        if h.get("pivot_handled"):
+            continue
+        change(bid, {"hypothesis": {**h, "pivot_handled": True}})
+        count = sum(1 for v in branches.values() if v.get("kind") == "hypothesis")
+        if stop or count >= config.max_hypotheses:
+            log.append(
+                _log(
+                    f"Pivot not taken: the ceiling of {config.max_hypotheses} hypotheses is reached.",
+                    kind="hypothesis",
+                    branch=bid,
+                )
+            )
+            continue
+        proposal = HypothesesOutput(
+            hypotheses=[
+                ProposedHypothesis(
+                    statement=h["pivot"],
+                    search_strategy=h.get("search_strategy") or "",
+                    validation_criteria=h.get("validation_criteria") or "",
+                )
+            ]
+        )
+        made = hypothesis_branches(proposal, config, branches, 1, pivot_of=bid)
+        if not made:
+            log.append(_log("Pivot not taken: it repeats an existing hypothesis.", kind="hypothesis", branch=bid))
+            continue
+        change(made[0].id, made[0].model_dump())
+        order.append(made[0].id)
+        extra["branch_order"] = order
+        log.append(_log(f"Pivot from {bid}: {made[0].id} added.", kind="hypothesis", branch=bid))
 
     # 4. cost cap: keep the synthesis reservation
     services = runtime.context

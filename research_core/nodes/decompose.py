@@ -5,6 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig, language_instruction
+from research_core.hypotheses import hypothesis_branches, propose_hypotheses
 from research_core.llm import LLMClient, StructuredOutputError
 from research_core.plan import plan_from_decomposition, validate_plan
 from research_core.prompts import render_prompt
@@ -39,6 +40,26 @@ def plan_to_branches(plan: Plan) -> dict:
     }
 
 
+def _propose_hypotheses(state: ResearchState, services: Services, config: RunConfig) -> dict:
+    try:
+        out, costs = propose_hypotheses(services.llm, state["question"], config)
+    except StructuredOutputError as exc:
+        message = "Hypothesis generation failed, so the question was researched as a whole (flat mode). " + (
+            exc.user_message
+        )
+        entry = LogEntry(node="decompose_question", kind="fallback", message=message)
+        return {"mode": "flat", "costs": [c.model_dump() for c in exc.costs], "warnings": [message],
+                "log": [entry.model_dump()]}
+    made = hypothesis_branches(out, config, {}, config.max_hypotheses)
+    warnings = []
+    if len(made) < config.min_hypotheses:
+        warnings.append(f"Only {len(made)} distinct hypothesis(es) proposed, fewer than {config.min_hypotheses}.")
+    plan = Plan(question=state["question"], strategy="hypothesis-driven", sub_questions=made)
+    entry = LogEntry(node="decompose_question", message=f"Proposed {len(made)} hypotheses.", reasoning=out.reasoning)
+    return {**plan_to_branches(plan), "costs": [c.model_dump() for c in costs], "warnings": warnings,
+            "log": [entry.model_dump()]}
+
+
 def decompose_question(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Install the supplied plan, or decompose with the LLM; fall back to flat if it cannot."""
     config = RunConfig(**state["config"])
@@ -46,6 +67,8 @@ def decompose_question(state: ResearchState, runtime: Runtime[Services]) -> dict
         plan = validate_plan(state["initial_plan"], state["question"])
         entry = LogEntry(node="decompose_question", message=f"Using the supplied plan ({len(plan.sub_questions)}).")
         return {**plan_to_branches(plan), "log": [entry.model_dump()]}
+    if state.get("mode") == "hypothesis":
+        return _propose_hypotheses(state, runtime.context, config)
     try:
         plan, warnings, costs, reasoning = propose_plan(runtime.context.llm, state["question"], config)
     except StructuredOutputError as exc:

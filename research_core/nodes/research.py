@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 
 from research_core.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.configuration import RunConfig, language_instruction
+from research_core.hypotheses import research_focus
 from research_core.llm import StructuredOutputError
 from research_core.prompts import render_prompt
 from research_core.schemas import (
@@ -46,7 +47,7 @@ def plan_queries(services: Services, question: str, branch: SubQuestion, finding
     system, user = render_prompt(
         "plan_queries",
         question=question,
-        sub_question=branch.question_text,
+        sub_question=research_focus(branch),
         used_queries=used,
         known_findings=known,
         previous_attempt=previous,
@@ -162,7 +163,7 @@ def extract_findings(
     listing = "\n\n".join(
         f"[{i}] {s.title}\n{s.url}\n{s.snippet[:SNIPPET_CHARS_IN_PROMPT]}" for i, s in enumerate(sources, start=1)
     )
-    system, user = render_prompt("extract_findings", sub_question=branch.question_text, sources=listing)
+    system, user = render_prompt("extract_findings", sub_question=research_focus(branch), sources=listing)
     try:
         out, entries = services.llm.structured(
             "extract_findings", FindingsOutput, system, user, node="research_step", branch=branch.id, max_tokens=700

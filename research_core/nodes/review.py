@@ -96,6 +96,23 @@ def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
         entry = LogEntry(node="review_plan", message="The user approved the plan.")
         return {"log": [entry.model_dump()]}
     removed = {b: None for b in state.get("branch_order", []) if b not in {sq.id for sq in edited.sub_questions}}
+    old = state.get("branches", {})
+    kind = "hypothesis" if state.get("mode") == "hypothesis" else "question"
+    edited = edited.model_copy(
+        update={
+            "sub_questions": [
+                sq.model_copy(
+                    update={
+                        "kind": kind,
+                        "hypothesis": old.get(sq.id, {}).get("hypothesis")
+                        or ({"search_strategy": "", "validation_criteria": "", "verdict": None} if kind == "hypothesis"
+                            else None),
+                    }
+                )
+                for sq in edited.sub_questions
+            ]
+        }
+    )
     update = plan_to_branches(edited)
     update["branches"] = {**removed, **update["branches"]}
     entry = LogEntry(

@@ -14,6 +14,7 @@ from research_core.citations import (
     numbered_to_markers,
 )
 from research_core.configuration import RunConfig, language_instruction
+from research_core.hypotheses import judge_hypothesis
 from research_core.llm import LLMError
 from research_core.plan import section_numbers, tree_order
 from research_core.prompts import render_prompt
@@ -42,7 +43,7 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
     costs: list[dict] = []
     log: list[dict] = []
     warnings: list[str] = []
-    verified: dict[str, int] = {}
+    extra_fields: dict[str, Any] = {}
     services.emit({"type": "branch_synthesis_started", "branch": branch.id})
     children: list[dict] = payload.get("children", [])
     if not findings and not children:
@@ -76,44 +77,21 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
             language=language_instruction(config),
         )
         reverse = {n: sid for sid, n in local.items()}
-        try:
-            raw, entry = services.llm.complete(
-                "synthesize_branch", system, user, node="synthesize_branch", branch=branch.id, max_tokens=700
-            )
-            costs.append(entry.model_dump())
-            text, removed = numbered_to_markers(raw.strip(), reverse)
-            if removed:
-                message = f"Removed {removed} citation(s) to sources that do not exist."
-                log.append(
-                    LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump()
-                )
-            if not cited_source_ids(text):
-                # Small models often forget citations: attach the cited findings so every claim stays traceable.
-                key, _ = numbered_to_markers(bullet_list, reverse)
-                text = f"{text}\n\nKey findings:\n{key}" if text else key
-                log.append(
-                    LogEntry(
-                        node="synthesize_branch",
-                        branch=branch.id,
-                        kind="citations",
-                        message="The synthesis cited no source; the cited findings were attached.",
-                    ).model_dump()
-                )
-        except LLMError as exc:
-            costs += [c.model_dump() for c in exc.costs]
-            text, _ = numbered_to_markers(bullet_list, reverse)
-            message = f"Synthesis of {branch.id} failed ({exc.user_message}); its findings are listed instead."
-            warnings.append(message)
-            log.append(
-                LogEntry(node="synthesize_branch", branch=branch.id, kind="fallback", message=message).model_dump()
-            )
+        if branch.kind == "hypothesis":
+            text, extra = _judge(services, config, branch, findings, bullet_list, listing, reverse)
+            extra_fields["hypothesis"] = extra.pop("hypothesis")
+        else:
+            text, extra = _write_answer(services, branch, system, user, bullet_list, reverse)
+        costs += extra["costs"]
+        log += extra["log"]
+        warnings += extra["warnings"]
         if config.verify_citations and cited_source_ids(text):
             check = verify_citations(
                 services.llm, text, {s["id"]: s for s in sources}, node="synthesize_branch", branch=branch.id
             )
             text = check.text
             costs += [c.model_dump() for c in check.costs]
-            verified = {"citations_checked": check.checked, "citations_supported": check.supported}
+            extra_fields.update(citations_checked=check.checked, citations_supported=check.supported)
             message = f"Citations checked ({check.method}): {check.supported}/{check.checked} supported" + (
                 f"; {check.removed} unsupported citation(s) removed" if check.removed else ""
             )
@@ -136,12 +114,85 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
                 "synthesis": text,
                 "confidence": confidence,
                 "research_done": True,
-                **verified,
+                **extra_fields,
             }
         },
         "costs": costs,
         "log": log,
         "warnings": warnings,
+    }
+
+
+def _write_answer(
+    services: Services, branch: SubQuestion, system: str, user: str, bullet_list: str, reverse: dict[int, str]
+) -> tuple[str, dict]:
+    """A question branch's cited answer (its findings list if the LLM fails)."""
+    log: list[dict] = []
+    try:
+        raw, entry = services.llm.complete(
+            "synthesize_branch", system, user, node="synthesize_branch", branch=branch.id, max_tokens=700
+        )
+    except LLMError as exc:
+        text, _ = numbered_to_markers(bullet_list, reverse)
+        message = f"Synthesis of {branch.id} failed ({exc.user_message}); its findings are listed instead."
+        log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="fallback", message=message).model_dump())
+        return text, {"costs": [c.model_dump() for c in exc.costs], "log": log, "warnings": [message]}
+    text, removed = numbered_to_markers(raw.strip(), reverse)
+    if removed:
+        message = f"Removed {removed} citation(s) to sources that do not exist."
+        log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
+    if not cited_source_ids(text):
+        # Small models often forget citations: attach the cited findings so every claim stays traceable.
+        key, _ = numbered_to_markers(bullet_list, reverse)
+        text = f"{text}\n\nKey findings:\n{key}" if text else key
+        message = "The synthesis cited no source; the cited findings were attached."
+        log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
+    return text, {"costs": [entry.model_dump()], "log": log, "warnings": []}
+
+
+def _judge(
+    services: Services,
+    config: RunConfig,
+    branch: SubQuestion,
+    findings: list[dict],
+    bullet_list: str,
+    listing: str,
+    reverse: dict[int, str],
+) -> tuple[str, dict]:
+    """A hypothesis branch's answer: its verdict and evidence (inconclusive if the judge fails)."""
+    findings_text = "\n".join(
+        f"- (confidence {f['confidence']:.1f}) {line[2:]}"
+        for f, line in zip(findings, bullet_list.splitlines(), strict=True)
+    )
+    try:
+        hypothesis, text, entries, reasoning = judge_hypothesis(
+            services.llm, config, branch, findings_text, listing, reverse
+        )
+    except LLMError as exc:
+        listed, _ = numbered_to_markers(bullet_list, reverse)
+        hypothesis = {**(branch.hypothesis or {}), "verdict": "inconclusive", "evidence": listed, "pivot": None}
+        message = f"Judging {branch.id} failed ({exc.user_message}); marked inconclusive with its findings."
+        entry = LogEntry(node="synthesize_branch", branch=branch.id, kind="fallback", message=message)
+        text = f"**Verdict: inconclusive** (the judgement failed)\n\n{listed}"
+        return text, {
+            "costs": [c.model_dump() for c in exc.costs],
+            "log": [entry.model_dump()],
+            "warnings": [message],
+            "hypothesis": hypothesis,
+        }
+    entry = LogEntry(
+        node="synthesize_branch",
+        branch=branch.id,
+        kind="hypothesis",
+        message=f"Verdict: {hypothesis['verdict']}"
+        + (f"; pivot: {hypothesis['pivot']}" if hypothesis.get("pivot") else ""),
+        reasoning=reasoning,
+    )
+    return text, {
+        "costs": [c.model_dump() for c in entries],
+        "log": [entry.model_dump()],
+        "warnings": [],
+        "hypothesis": hypothesis,
     }
 
 
@@ -185,8 +236,18 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     gaps = (state.get("coverage") or {}).get("gaps") or []
     if gaps:
         sub_answers += "\n\n### Known gaps (mention them under Limitations)\n" + "\n".join(f"- {g}" for g in gaps)
+    mode_instructions = (
+        "The sub-answers test hypotheses. Add a section '## Hypotheses' that states each hypothesis, its verdict "
+        "(validated, refuted or inconclusive) and the evidence for it, with citations."
+        if state.get("mode") == "hypothesis"
+        else ""
+    )
     system, user = render_prompt(
-        "meta_synthesis", question=state["question"], sub_answers=sub_answers, language=language_instruction(config)
+        "meta_synthesis",
+        question=state["question"],
+        sub_answers=sub_answers,
+        language=language_instruction(config),
+        mode_instructions=mode_instructions,
     )
     runtime.context.emit({"type": "meta_synthesis_started"})
     try:

@@ -83,6 +83,36 @@ def default_reply(task: str, body: dict) -> str:
             f"The research answers the question {cites}.\n\n## Findings\nThe branches agree {cites}.\n\n"
             "## Conclusion\nA scripted conclusion.\n\n## Limitations\nScripted data."
         )
+    if task == "propose_hypotheses":
+        q = _tag(text, "question")[:60]
+        hyps = [
+            {
+                "statement": f"The main driver behind {q} is cost.",
+                "search_strategy": "cost data",
+                "confidence": 7,
+                "expected_evidence": "price comparisons",
+                "validation_criteria": "costs differ clearly",
+            },
+            {
+                "statement": f"Ecosystem maturity decides {q}.",
+                "search_strategy": "library counts",
+                "confidence": 5,
+                "expected_evidence": "package statistics",
+                "validation_criteria": "ecosystems differ in size",
+            },
+        ]
+        return json.dumps({"hypotheses": hyps, "reasoning": "scripted"})
+    if task == "judge_hypothesis":
+        numbers = re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)
+        return json.dumps(
+            {
+                "verdict": "validated",
+                "evidence": f"The findings support it [{numbers[0] if numbers else 1}].",
+                "confidence": 7,
+                "pivot": None,
+                "reasoning": "scripted",
+            }
+        )
     if task == "evaluate_depth":
         return json.dumps({"depth": "adequate", "reasoning": "scripted: the findings answer it", "drill_into": []})
     if task == "revise_plan":
@@ -97,8 +127,8 @@ def default_reply(task: str, body: dict) -> str:
 
 @dataclass
 class ScriptedLLM:
-    """What the server answers. `script[task]` is a list of replies consumed in order, or one reply
-    (or callable) used for every call of that task."""
+    """What the server answers. `script[task]` is a list of replies consumed in order (None: the
+    default reply), or one reply (or callable) used for every call of that task."""
 
     script: dict[str, list[Reply] | Reply] = field(default_factory=dict)
     latency_s: float = 0.0
