@@ -27,6 +27,7 @@ from research_core.graph import build_graph
 from research_core.llm import LLMClient, LLMError
 from research_core.nodes.decompose import propose_plan
 from research_core.plan import PlanError, tree_order, validate_plan
+from research_core.rerun import rerun_state
 from research_core.result import build_result
 from research_core.schemas import CostTotals, Plan, RunResult, utc_now
 from research_core.search.base import SearchBackend
@@ -226,6 +227,33 @@ class Runner:
         if not state.next and record["status"] in ("completed", "completed_with_fallback", "cancelled"):
             return self.snapshot(run_id)
         return self._drive(run_id, None)
+
+    def rerun_branch(
+        self, run_id: str, branch_id: str, *, question_text: str | None = None, priority: Any = None
+    ) -> RunSnapshot:
+        """Re-research one branch of a finished run as a new run linked to it; returns the new run."""
+        new_id = self.prepare_rerun(run_id, branch_id, question_text=question_text, priority=priority)
+        return self._drive(new_id, None)
+
+    def prepare_rerun(
+        self, run_id: str, branch_id: str, *, question_text: str | None = None, priority: Any = None
+    ) -> str:
+        """Create the linked run of a branch re-run, ready to drive (the UI drives it in the background)."""
+        record = self._record(run_id)
+        if record["status"] not in ("completed", "completed_with_fallback"):
+            raise RunError(f"Run {run_id} is {record['status']}; only a finished run can re-run a branch.")
+        with open_checkpointer(self.db_path) as saver:
+            old = build_graph(saver).get_state(self._config(run_id)).values
+        try:
+            values = rerun_state(old, branch_id, question_text=question_text, priority=priority)
+        except PlanError as exc:
+            raise RunError(str(exc)) from None
+        config = RunConfig(**values["config"])
+        new_id = self.create_run(record["question"], config, run_id=None, parent_run_id=run_id)
+        values["run_id"] = new_id
+        with open_checkpointer(self.db_path) as saver:
+            build_graph(saver).update_state(self._config(new_id), values, as_node="allocate_budget")
+        return new_id
 
     def _config(self, run_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}

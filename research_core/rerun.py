@@ -1,0 +1,105 @@
+"""Re-run one branch of a finished run: reuse every other branch, rebuild the syntheses above it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from research_core.plan import PlanError, _as_priority
+
+RESET_FIELDS: dict[str, Any] = {
+    "status": "pending",
+    "iteration_count": 0,
+    "research_done": False,
+    "synthesis": None,
+    "confidence": None,
+    "stop_reason": None,
+    "queries": [],
+    "depth_assessment": None,
+    "drill_proposal": None,
+    "drill_status": None,
+    "backend_stats": {},
+    "dropped_backends": [],
+    "last_outcome": None,
+    "citations_checked": 0,
+    "citations_supported": 0,
+}
+
+
+def _descendants(branches: dict[str, dict], root: str) -> set[str]:
+    out: set[str] = set()
+    frontier = [root]
+    while frontier:
+        parent = frontier.pop()
+        for bid, b in branches.items():
+            if b.get("parent_id") == parent and bid not in out:
+                out.add(bid)
+                frontier.append(bid)
+    return out
+
+
+def _ancestors(branches: dict[str, dict], bid: str) -> list[str]:
+    out = []
+    cur = branches[bid].get("parent_id")
+    while cur is not None and cur in branches and cur not in out:
+        out.append(cur)
+        cur = branches[cur].get("parent_id")
+    return out
+
+
+def rerun_state(
+    old: dict[str, Any], branch_id: str, *, question_text: str | None = None, priority: Any = None
+) -> dict[str, Any]:
+    """The starting state of a re-run: `branch_id` reset (and edited), its old drill-down removed,
+    its ancestors waiting to be re-synthesized, everything else reused as it was."""
+    branches = {b: dict(v) for b, v in old.get("branches", {}).items()}
+    if branch_id not in branches:
+        raise PlanError(f"{branch_id!r} is not a branch of this run; choose one of {', '.join(branches)}.")
+    edited = {**branches[branch_id], **RESET_FIELDS}
+    if question_text is not None:
+        if not question_text.strip():
+            raise PlanError(f"{branch_id}: the question text is empty.")
+        edited["question_text"] = question_text.strip()
+    if priority is not None:
+        edited["priority"] = _as_priority(priority, branch_id)
+    branches[branch_id] = edited
+    removed = _descendants(branches, branch_id)
+    for bid in removed:
+        del branches[bid]
+    for bid in _ancestors(branches, branch_id):
+        branches[bid].update(status="researching", research_done=True, synthesis=None, confidence=None)
+    dropped = removed | {branch_id}
+    findings = [f for f in old.get("findings", []) if f["sub_question_id"] not in dropped]
+    kept_ids = {sid for f in findings for sid in f.get("source_ids", [])}
+    sources = [s for s in old.get("sources", []) if s["id"] in kept_ids]
+    done = [b for b, v in branches.items() if v.get("status") == "completed"]
+    config = {**old["config"], "auto_approve": True, "step_mode": False}
+    return {
+        "run_id": old.get("run_id"),
+        "question": old["question"],
+        "config": config,
+        "initial_plan": None,
+        "mode": old.get("mode"),
+        "strategy": old.get("strategy"),
+        "branches": branches,
+        "branch_order": [b for b in old.get("branch_order", []) if b in branches],
+        "findings": findings,
+        "sources": sources,
+        "costs": [],
+        "log": [
+            {
+                "node": "rerun",
+                "kind": "decision",
+                "branch": branch_id,
+                "message": f"Re-running {branch_id}; {len(findings)} findings of other branches reused.",
+                "reasoning": "",
+            }
+        ],
+        "warnings": [],
+        "next_tasks": [],
+        "acknowledged": done,
+        "revised_after": done,
+        "stop_requested": False,
+        "final_answer": None,
+        "status": None,
+        "coverage": None,
+    }

@@ -1,0 +1,69 @@
+"""Re-run one branch of a finished run: only that branch is researched again, the rest is reused."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_core.runner import RunError
+from tests.conftest import config, make_runner
+from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.test_deep_research import superficial
+
+QUESTION = "Compare React, Vue, and Angular for building web applications"
+
+
+def _sub_questions(script, task: str, since: int) -> list[str]:
+    out = []
+    for t, body in script.calls[since:]:
+        text = body["messages"][-1]["content"]
+        if t == task and "<sub_question>" in text:
+            out.append(text.split("<sub_question>")[1].split("</sub_question>")[0])
+    return out
+
+
+def test_rerun_one_branch_reuses_the_others(tmp_path):
+    with serve(ScriptedLLM()) as (url, script):
+        runner = make_runner(tmp_path, url)
+        first = runner.start(QUESTION, config(auto_approve=True, adaptive_plan=False))
+        old = runner.result(first.run_id)
+        mark = len(script.calls)
+        snap = runner.rerun_branch(first.run_id, "sq_002", question_text="How big is each community?", priority=0.9)
+    assert snap.status == "completed", snap.error
+    new = runner.result(snap.run_id)
+    assert snap.run_id != first.run_id
+    assert runner.store.get(snap.run_id)["parent_run_id"] == first.run_id
+    researched = set(_sub_questions(script, "plan_queries", mark))
+    assert researched == {"How big is each community?"}
+    old_by_id = {sq["id"]: sq for sq in old.sub_questions}
+    new_by_id = {sq["id"]: sq for sq in new.sub_questions}
+    for bid in ("sq_001", "sq_003"):
+        assert [f["id"] for f in new_by_id[bid]["findings"]] == [f["id"] for f in old_by_id[bid]["findings"]]
+    assert new_by_id["sq_002"]["question_text"] == "How big is each community?"
+    assert new_by_id["sq_002"]["priority"] == 0.9 and new_by_id["sq_002"]["findings"]
+    assert script.count("meta_synthesis") == 2  # the report was rebuilt
+    assert new.final_answer and new.costs.llm_calls == len(script.calls) - mark
+
+
+def test_rerun_of_a_child_rebuilds_its_parent(tmp_path):
+    with serve(ScriptedLLM(script={"evaluate_depth": [superficial]})) as (url, script):
+        runner = make_runner(tmp_path, url)
+        first = runner.start(QUESTION, config(auto_approve=True, adaptive_plan=False))
+        mark = len(script.calls)
+        snap = runner.rerun_branch(first.run_id, "sq_001.1", question_text="Which benchmark is most cited?")
+    assert snap.status == "completed"
+    synthesized = _sub_questions(script, "synthesize_branch", mark)
+    parent_text = next(sq for sq in runner.result(snap.run_id).sub_questions if sq["id"] == "sq_001")["question_text"]
+    assert synthesized == ["Which benchmark is most cited?", parent_text]
+
+
+def test_rerun_refuses_unknown_branch_and_unfinished_run(tmp_path):
+    with serve(ScriptedLLM()) as (url, _):
+        runner = make_runner(tmp_path, url)
+        done = runner.start(QUESTION, config(auto_approve=True))
+        with pytest.raises(RunError, match="not a branch"):
+            runner.rerun_branch(done.run_id, "sq_999")
+        with pytest.raises(RunError, match="empty"):
+            runner.rerun_branch(done.run_id, "sq_001", question_text="  ")
+        waiting = runner.start(QUESTION, config())
+        with pytest.raises(RunError, match="only a finished run"):
+            runner.rerun_branch(waiting.run_id, "sq_001")
