@@ -72,6 +72,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, default=None)
     _common(p)
 
+    p = sub.add_parser("compare", help="run a question flat and hierarchical with the same budget, or compare 2 runs")
+    p.add_argument("question", nargs="?", default=None)
+    p.add_argument("--runs", nargs=2, metavar="RUN_ID", default=None, help="compare two finished runs instead")
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--sequential", action="store_true", help="run the two modes one after the other")
+    p.add_argument("--json", type=Path, default=None, help="write the comparison as JSON")
+    _common(p)
+
+    p = sub.add_parser("rerun", help="re-research one branch of a finished run (a new, linked run)")
+    p.add_argument("run_id")
+    p.add_argument("branch_id")
+    p.add_argument("--question", default=None, help="new text for the branch")
+    p.add_argument("--priority", type=float, default=None)
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--json", type=Path, default=None)
+    _common(p)
+
     p = sub.add_parser("runs", help="list runs")
     _common(p)
 
@@ -81,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="export a finished run")
     p.add_argument("run_id")
-    p.add_argument("--format", choices=["md", "html", "json"], default="md")
+    p.add_argument("--format", choices=["md", "html", "json", "jsonl"], default="md", help="jsonl: the execution log")
     p.add_argument("--out", type=Path, required=True)
     _common(p)
 
@@ -219,6 +236,42 @@ def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path 
     return 0
 
 
+def _compare(runner: Runner, args: argparse.Namespace) -> int:
+    from research_core.compare import compare_modes, compare_runs
+
+    if args.runs:
+        comparison = compare_runs(runner, *args.runs)
+    elif args.question:
+        config = _config(args, args.question)
+        comparison = compare_modes(runner, args.question, config, in_parallel=not args.sequential)
+    else:
+        raise CliError("give a QUESTION to run both modes, or --runs RUN_A RUN_B")
+    if args.json:
+        args.json.write_text(comparison.model_dump_json(indent=2), encoding="utf-8")
+    fields = [
+        "mode",
+        "status",
+        "duration_s",
+        "iterations",
+        "llm_calls",
+        "tokens",
+        "cost_usd",
+        "findings",
+        "distinct_sources",
+        "citations_supported",
+        "coverage_gaps",
+    ]
+    a, b = comparison.runs
+    print(f"{'':<20} {a.run_id:>28} {b.run_id:>28}")
+    for f in fields:
+        print(f"{f:<20} {getattr(a, f)!s:>28} {getattr(b, f)!s:>28}")
+    for criterion, winner in comparison.judgement.items():
+        print(f"{criterion:<20} {winner}")
+    for e in comparison.judge_errors:
+        print(f"arbor: warning: the judge failed once: {e}", file=sys.stderr)
+    return 0
+
+
 def _library(args: argparse.Namespace) -> int:
     from research_core.search.library import DocumentLibrary, LibraryError
     from research_core.store import default_db_path
@@ -290,6 +343,12 @@ def run_command(args: argparse.Namespace) -> int:
             candidate = Path(args.answer)
             answer = _plan_file_to_answer(_read_json(candidate)) if candidate.suffix == ".json" else args.answer
         snap = runner.resume(args.run_id, answer)
+        return _finish(runner, snap, args.out, args.json)
+    if args.command == "compare":
+        return _compare(runner, args)
+    if args.command == "rerun":
+        snap = runner.rerun_branch(args.run_id, args.branch_id, question_text=args.question, priority=args.priority)
+        print(f"arbor: run id {snap.run_id} (re-run of {args.branch_id} from {args.run_id})", file=sys.stderr)
         return _finish(runner, snap, args.out, args.json)
     if args.command == "runs":
         rows = runner.runs()

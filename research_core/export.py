@@ -34,9 +34,14 @@ from research_core.schemas import RunResult, Source
 
 logger = logging.getLogger(__name__)
 
-ExportFormat = Literal["md", "html", "json"]
+ExportFormat = Literal["md", "html", "json", "jsonl"]
 
-MIME_TYPES: dict[str, str] = {"md": "text/markdown", "html": "text/html", "json": "application/json"}
+MIME_TYPES: dict[str, str] = {
+    "md": "text/markdown",
+    "html": "text/html",
+    "json": "application/json",
+    "jsonl": "application/x-ndjson",
+}
 
 _SNIPPET_CHARS = 240
 _SLUG_CHARS = 60
@@ -326,9 +331,19 @@ def _build_report(result: RunResult) -> _Report:
     if result.sub_questions:
         report.head.extend(_branch_blocks(result, numbers))
     report.sources = [_source_entry(i, s) for i, s in enumerate(result.sources, start=1)]
-    if result.warnings:
+    gaps = (result.coverage or {}).get("gaps") or []
+    covered = (result.coverage or {}).get("covered") or []
+    if result.warnings or gaps:
         lines = ["## Warnings and limitations", ""]
+        lines.extend(f"- Not covered: {escape_markdown(str(g))}" for g in gaps)
         lines.extend(f"- {escape_markdown(w) or '(empty warning)'}" for w in result.warnings)
+        if covered:
+            lines.append(f"- Covered: {', '.join(escape_markdown(str(c)) for c in covered)}")
+        if result.synthesis.citations_checked:
+            lines.append(
+                f"- Citations checked against their sources: {result.synthesis.citations_supported} of "
+                f"{result.synthesis.citations_checked} supported."
+            )
         report.tail.append(_Block("\n".join(lines)))
     return report
 
@@ -521,6 +536,13 @@ def to_json(result: RunResult) -> str:
     return redact_result(result).model_dump_json(indent=2)
 
 
+def to_jsonl(result: RunResult) -> str:
+    """The run's execution log (decisions with the model's reasoning), one JSON object per line."""
+    redacted = redact_result(result)
+    lines = [entry.model_dump_json() for entry in redacted.log]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
 def _slug(text: str, max_chars: int = _SLUG_CHARS) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
@@ -535,8 +557,8 @@ def export_file_name(result: RunResult, fmt: ExportFormat) -> str:
 
 
 def export_result(result: RunResult, fmt: ExportFormat) -> tuple[str, str, str]:
-    """Render `result` as `fmt` ("md", "html" or "json"); return (content, file name, MIME type)."""
-    renderers = {"md": to_markdown, "html": to_html, "json": to_json}
+    """Render `result` as `fmt` ("md", "html", "json" or "jsonl": the log); return (content, name, MIME type)."""
+    renderers = {"md": to_markdown, "html": to_html, "json": to_json, "jsonl": to_jsonl}
     if fmt not in renderers:
-        raise ValueError(f"Unknown export format {fmt!r}; expected one of: md, html, json.")
+        raise ValueError(f"Unknown export format {fmt!r}; expected one of: md, html, json, jsonl.")
     return renderers[fmt](result), export_file_name(result, fmt), MIME_TYPES[fmt]

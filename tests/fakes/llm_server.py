@@ -48,7 +48,7 @@ def default_reply(task: str, body: dict) -> str:
     text = _user_text(body)
     if task == "classify":
         q = _tag(text, "question").lower()
-        complex_ = any(w in q for w in ("compare", " vs", "causes", "evaluate", " and "))
+        complex_ = any(w in q for w in ("compare", " vs", "causes", "evaluate", " and ", "比較"))
         return json.dumps({"complexity": "complex" if complex_ else "simple", "reasoning": "scripted"})
     if task == "decompose":
         q = _tag(text, "question")
@@ -112,6 +112,12 @@ def default_reply(task: str, body: dict) -> str:
                 "pivot": None,
                 "reasoning": "scripted",
             }
+        )
+    if task == "compare_answers":
+        a, b = len(_tag(text, "report_a")), len(_tag(text, "report_b"))
+        longer = "A" if a > b else "B" if b > a else "tie"
+        return json.dumps(
+            {"more_complete": longer, "better_organised": longer, "better_supported": "tie", "reasoning": "scripted"}
         )
     if task == "evaluate_depth":
         return json.dumps({"depth": "adequate", "reasoning": "scripted: the findings answer it", "drill_into": []})
