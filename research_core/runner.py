@@ -288,7 +288,7 @@ class Runner:
                 error = f"The plan is invalid: {exc}"
             except Exception as exc:
                 logger.exception("run %s failed", run_id)
-                error = f"{type(exc).__name__}: {exc}"
+                error = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
             state = graph.get_state(cfg)
         values = state.values or {}
         if error is not None:
