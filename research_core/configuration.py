@@ -45,20 +45,22 @@ class LLMSettings(BaseModel):
 
     @classmethod
     def from_env(cls, **overrides: Any) -> LLMSettings:
-        """Build settings from OPENAI_* environment variables, then explicit overrides."""
-        values: dict[str, Any] = {}
+        """Settings from explicit overrides first, then OPENAI_* / ARBOR_LLM_MODEL variables, then defaults.
+
+        With no override and no OPENAI_API_KEY / OPENAI_BASE_URL, the embedded local model is used.
+        """
+        explicit = {k: v for k, v in overrides.items() if v is not None}
         env_base = os.environ.get("OPENAI_BASE_URL")
         env_key = os.environ.get("OPENAI_API_KEY")
-        if env_base or env_key:
-            values["provider"] = "openai"
+        provider = explicit.get("provider") or ("openai" if (env_base or env_key) else "local")
+        values: dict[str, Any] = {"provider": provider}
+        if provider == "openai":
+            if env_base:
+                values["base_url"] = env_base
             values["model"] = os.environ.get("ARBOR_LLM_MODEL", "gpt-4o-mini")
-        if env_base:
-            values["base_url"] = env_base
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if values.get("provider") == "openai" and "model" not in values:
-            values["model"] = "gpt-4o-mini"
-        if values.get("provider") == "local":
-            values.setdefault("model", LOCAL_MODEL_NAME)
+        else:
+            values["model"] = LOCAL_MODEL_NAME
+        values.update(explicit)
         return cls(**values)
 
     @property

@@ -5,6 +5,8 @@ Slow (the model loads in seconds but writes about 26 tokens/s on 2 cores); marke
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from research_core.configuration import LLMSettings, build_run_config
@@ -41,3 +43,62 @@ def test_real_decomposition_through_the_embedded_server(local_runner):
     text = " ".join(sq.question_text.lower() for sq in plan.sub_questions)
     assert sum(name in text for name in ("react", "vue", "angular")) >= 2, text
     assert local_runner.llm.is_local and local_runner.llm.price("work") == (0.0, 0.0)
+
+
+DOCS = {
+    "react.md": "# React\n\nReact is a JavaScript library for building user interfaces from components. It uses JSX "
+    "and a virtual DOM. React has the largest ecosystem of third-party libraries and the most job listings.",
+    "vue.md": "# Vue\n\nVue is a progressive JavaScript framework with reactive templates and single-file "
+    "components. Vue is known for a gentle learning curve and clear documentation.",
+    "performance.md": "# Framework performance\n\nIn the js-framework-benchmark, Vue and React have similar "
+    "rendering speed; Vue uses slightly less memory. Bundle sizes are comparable after tree shaking.",
+}
+
+
+def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_path):
+    """One whole run on the embedded model: plan, research on the local library, depth check, report."""
+    from research_core.search.library import DocumentLibrary
+
+    library = DocumentLibrary(local_runner.db_path)
+    for name, text in DOCS.items():
+        library.add_bytes(name, text.encode())
+    question = "Compare React and Vue for building web applications"
+    config = build_run_config(
+        "comparison",
+        question,
+        search_backends=["library"],
+        auto_approve=True,
+        parallel=1,
+        min_sub_questions=2,
+        max_sub_questions=2,
+        max_iterations=8,
+        sub_question_min_iterations=1,
+        sub_question_max_iterations=2,
+        findings_for_stop=2,
+        drill_down_priority=0.0,  # every top-level branch gets its depth judged
+        max_depth=2,
+        max_children=1,
+        drill_down_iterations=1,
+        adaptive_plan=False,
+        coverage_check=False,
+        verify_citations=False,
+    )
+    snap = local_runner.start(question, config)
+    assert snap.status in ("completed", "completed_with_fallback"), snap.error
+    result = local_runner.result(snap.run_id)
+    top = [sq for sq in result.sub_questions if not sq["parent_id"]]
+    assert len(top) >= 1
+    assert all(sq["depth_assessment"] in ("superficial", "adequate", "deep") for sq in top)
+    for sq in top:
+        children = [c for c in result.sub_questions if c["parent_id"] == sq["id"]]
+        # a superficial branch drills down one level; nothing goes deeper than max_depth
+        assert (sq["drill_status"] == "approved") == bool(children)
+        assert all(
+            c["depth"] == 1 and not any(g["parent_id"] == c["id"] for g in result.sub_questions) for c in children
+        )
+    assert result.sources and all(s.backend == "library" for s in result.sources)
+    assert result.synthesis.total_findings >= 1
+    assert len(result.final_answer) > 100
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", result.final_answer)}
+    assert all(1 <= n <= len(result.sources) for n in cited)
+    assert result.costs.total_usd == 0 and result.costs.llm_calls >= 5
