@@ -37,6 +37,7 @@ def schedule_steps(
     *,
     stop_requested: bool = False,
     budget_exhausted: bool = False,
+    halt_reason: str = "cost cap reached",
 ) -> Schedule:
     """Decide the next research and synthesis steps.
 
@@ -46,7 +47,7 @@ def schedule_steps(
     out = Schedule()
     to_synth: list[str] = []
     to_research: list[str] = []
-    halt_reason = "stopped early by the user" if stop_requested else "cost cap reached"
+    halt_reason = "stopped early by the user" if stop_requested else halt_reason
     for bid in order:
         b = branches[bid]
         status = b.get("status", "pending")

@@ -49,6 +49,7 @@ class ResearchState(TypedDict, total=False):
     acknowledged: list[str]
     stop_requested: bool
     budget_exhausted_logged: bool
+    iterations_exhausted_logged: bool
     revisions_done: int
     revision_pending: dict[str, Any] | None
     revised_after: list[str]

@@ -167,3 +167,16 @@ def test_coverage_gaps_reach_the_report(tmp_path):
     assert result.coverage["gaps"] == ["licensing costs"]
     meta = next(b for t, b in script.calls if t == "meta_synthesis")["messages"][-1]["content"]
     assert "licensing costs" in meta
+
+
+def test_iteration_budget_is_a_ceiling_for_the_whole_run(tmp_path):
+    grind = {"findings_for_stop": 50, "confidence_for_stop": 1.0}  # branches use their whole allocation
+    with serve(ScriptedLLM(script={"evaluate_depth": superficial})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, max_iterations=10, **grind))
+    result = runner.result(snap.run_id)
+    research = sum(sq["iteration_count"] for sq in result.sub_questions)
+    assert research <= 10 - (1 + 3 + 1)  # decomposition, three branch syntheses and the meta-synthesis
+    assert any("Iteration budget spent" in w for w in result.warnings)
+    assert not any(sq["parent_id"] for sq in result.sub_questions)  # no budget left for a drill-down
+    assert result.final_answer

@@ -47,7 +47,8 @@ def test_rerun_one_branch_reuses_the_others(tmp_path):
 def test_rerun_of_a_child_rebuilds_its_parent(tmp_path):
     with serve(ScriptedLLM(script={"evaluate_depth": [superficial]})) as (url, script):
         runner = make_runner(tmp_path, url)
-        first = runner.start(QUESTION, config(auto_approve=True, adaptive_plan=False))
+        # one branch at a time, so the scripted "superficial" verdict goes to sq_001
+        first = runner.start(QUESTION, config(auto_approve=True, adaptive_plan=False, parallel=1))
         mark = len(script.calls)
         snap = runner.rerun_branch(first.run_id, "sq_001.1", question_text="Which benchmark is most cited?")
     assert snap.status == "completed"

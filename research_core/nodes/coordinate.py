@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_core.budget import reserve_synthesis_cost
+from research_core.budget import reserve_synthesis_cost, reserved_iterations
 from research_core.citations import cited_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
@@ -285,13 +285,41 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
         log.append(_log(message, kind="budget"))
         extra["budget_exhausted_logged"] = True
 
+    # 4b. the iteration budget is a ceiling for the whole run, drill-downs and revisions included
+    active = [b for b in branches.values() if b.get("status") != "skipped"]
+    used = sum(int(b.get("iteration_count") or 0) for b in branches.values())
+    if state.get("mode") == "flat":
+        cap = max(1, config.max_iterations - 1)
+    else:
+        cap = max(len(active), config.max_iterations - reserved_iterations(len(active)))
+    out_of_iterations = used >= cap
+    halt_reason = "cost cap reached" if exhausted else "iteration budget spent"
+    if (
+        out_of_iterations
+        and not exhausted
+        and any(b.get("status") in ("pending", "researching") and not b.get("research_done") for b in branches.values())
+    ):
+        message = f"Iteration budget spent ({used} research iterations of {cap}); remaining research stopped."
+        if not state.get("iterations_exhausted_logged"):
+            warnings.append(message)
+            log.append(_log(message, kind="budget"))
+            extra["iterations_exhausted_logged"] = True
+
     # 5. schedule the next round
     counts: dict[str, int] = {}
     findings_by_branch: dict[str, list[dict]] = {}
     for f in state.get("findings", []):
         counts[f["sub_question_id"]] = counts.get(f["sub_question_id"], 0) + 1
         findings_by_branch.setdefault(f["sub_question_id"], []).append(f)
-    plan = schedule_steps(branches, order, counts, config.parallel, stop_requested=stop, budget_exhausted=exhausted)
+    plan = schedule_steps(
+        branches,
+        order,
+        counts,
+        config.parallel,
+        stop_requested=stop,
+        budget_exhausted=exhausted or out_of_iterations,
+        halt_reason=halt_reason,
+    )
     for bid, fields in plan.updates.items():
         change(bid, fields)
     for note in plan.notes:
@@ -369,6 +397,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                         "branch": branches[bid],
                         "findings": findings_by_branch.get(bid, []),
                         "branch_count": len(branches),
+                        "iterations_left": cap - used,
                     },
                 }
             )

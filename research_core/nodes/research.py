@@ -207,10 +207,11 @@ def extract_findings(
     return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
 
 
-def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int) -> bool:
-    """Only important questions below the depth limit, with room left in the plan, may drill down."""
+def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int, iterations_left: int) -> bool:
+    """Only important questions below the depth limit, with room left in the plan and the budget, may drill down."""
     return (
-        branch.kind == "question"
+        iterations_left >= config.drill_down_iterations + 1
+        and branch.kind == "question"
         and branch.id != FLAT_BRANCH_ID
         and branch.depth + 1 < config.max_depth
         and branch.priority >= config.drill_down_priority
@@ -333,7 +334,8 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
     branch_update: dict[str, Any] = {}
     branch_count = int(payload.get("branch_count", 0))
-    if decision.stop and can_drill_down(branch, config, branch_count):
+    iterations_left = int(payload.get("iterations_left", config.max_iterations)) - 1
+    if decision.stop and can_drill_down(branch, config, branch_count, iterations_left):
         branch_update, extra = evaluate_depth(
             services, config, branch, known + new_findings, config.max_total_sub_questions - branch_count
         )
