@@ -55,16 +55,65 @@ _LOG_ROTATE_BYTES = 20 * 1024 * 1024
 # line. Variables such as MODEL, PORT or API_KEY are common in other contexts, so they are removed
 # from the server's environment. The names are the settings of llama-cpp-python 0.3.36.
 _SERVER_SETTING_NAMES = frozenset(
-    """
-    api_key cache cache_size cache_type chat_format chat_template_kwargs clip_model_path config_file
-    disable_ping_events draft_model draft_model_num_pred_tokens embedding flash_attn hf_model_repo_id
-    hf_pretrained_model_name_or_path hf_tokenizer_config_path host interrupt_requests kv_overrides
-    last_n_tokens_size logits_all lora_base lora_path main_gpu model model_alias mul_mat_q n_batch n_ctx
-    n_gpu_layers n_threads n_threads_batch n_ubatch numa offload_kqv port root_path rope_freq_base
-    rope_freq_scale rope_scaling_type rpc_servers seed split_mode ssl_certfile ssl_keyfile tensor_split
-    type_k type_v use_mlock use_mmap verbose vocab_only yarn_attn_factor yarn_beta_fast yarn_beta_slow
-    yarn_ext_factor yarn_orig_ctx
-    """.split()
+    [
+        "api_key",
+        "cache",
+        "cache_size",
+        "cache_type",
+        "chat_format",
+        "chat_template_kwargs",
+        "clip_model_path",
+        "config_file",
+        "disable_ping_events",
+        "draft_model",
+        "draft_model_num_pred_tokens",
+        "embedding",
+        "flash_attn",
+        "hf_model_repo_id",
+        "hf_pretrained_model_name_or_path",
+        "hf_tokenizer_config_path",
+        "host",
+        "interrupt_requests",
+        "kv_overrides",
+        "last_n_tokens_size",
+        "logits_all",
+        "lora_base",
+        "lora_path",
+        "main_gpu",
+        "model",
+        "model_alias",
+        "mul_mat_q",
+        "n_batch",
+        "n_ctx",
+        "n_gpu_layers",
+        "n_threads",
+        "n_threads_batch",
+        "n_ubatch",
+        "numa",
+        "offload_kqv",
+        "port",
+        "root_path",
+        "rope_freq_base",
+        "rope_freq_scale",
+        "rope_scaling_type",
+        "rpc_servers",
+        "seed",
+        "split_mode",
+        "ssl_certfile",
+        "ssl_keyfile",
+        "tensor_split",
+        "type_k",
+        "type_v",
+        "use_mlock",
+        "use_mmap",
+        "verbose",
+        "vocab_only",
+        "yarn_attn_factor",
+        "yarn_beta_fast",
+        "yarn_beta_slow",
+        "yarn_ext_factor",
+        "yarn_orig_ctx",
+    ]
 )
 # Modules the server needs at runtime: llama_cpp itself and its `[server]` extra.
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -110,9 +159,7 @@ def installed_part_paths() -> list[Path]:
             continue
         paths.append(path)
     if missing:
-        raise LocalModelError(
-            f"The local model is not fully installed: missing {', '.join(missing)}. {SETUP_HINT}"
-        )
+        raise LocalModelError(f"The local model is not fully installed: missing {', '.join(missing)}. {SETUP_HINT}")
     return paths
 
 
@@ -172,13 +219,14 @@ def _remove_stale_temp_files(dest: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def _assemble(parts: list[Path], dest: Path, expected_size: int, expected_sha256: str, progress: Progress | None) -> str:
+def _assemble(
+    parts: list[Path], dest: Path, expected_size: int, expected_sha256: str, progress: Progress | None
+) -> str:
     """Concatenate `parts` into a temp file next to `dest`, verify it, rename it to `dest`."""
     total = sum(part.stat().st_size for part in parts)
     if total != expected_size:
         raise LocalModelError(
-            f"The local model parts add up to {total:,} bytes, expected {expected_size:,}. "
-            f"Reinstall them: {SETUP_HINT}"
+            f"The local model parts add up to {total:,} bytes, expected {expected_size:,}. Reinstall them: {SETUP_HINT}"
         )
     free = shutil.disk_usage(dest.parent).free
     if free < expected_size:
@@ -191,6 +239,7 @@ def _assemble(parts: list[Path], dest: Path, expected_size: int, expected_sha256
     try:
         digest = hashlib.sha256()
         size = 0
+        os.fchmod(fd, 0o644)  # mkstemp creates 0600; the model is not secret
         with os.fdopen(fd, "wb") as out:
             for index, part in enumerate(parts, start=1):
                 _report(progress, f"Assembling the local model: part {index}/{len(parts)} …")
@@ -240,23 +289,26 @@ def ensure_model_file(
     except OSError as exc:
         raise LocalModelError(f"Cannot create the model directory {dest.parent}: {exc}") from exc
     started = time.monotonic()
-    with _file_lock(dest.with_name(dest.name + ".lock"), progress):
-        if _is_verified(dest, expected_size, expected_sha256):  # another process finished it meanwhile
-            return dest
-        _remove_stale_temp_files(dest)
-        if dest.is_file() and dest.stat().st_size == expected_size:
-            _report(progress, "Verifying the local model …")
-            if _sha256_of(dest) == expected_sha256:
-                _write_marker(dest, expected_sha256)
+    try:
+        with _file_lock(dest.with_name(dest.name + ".lock"), progress):
+            if _is_verified(dest, expected_size, expected_sha256):  # another process finished it meanwhile
                 return dest
-            logger.warning("The model file %s does not match its sha256; assembling it again", dest)
-        _marker_path(dest).unlink(missing_ok=True)
-        part_paths = [Path(p) for p in parts] if parts is not None else installed_part_paths()
-        missing = [str(p) for p in part_paths if not p.is_file()]
-        if missing:
-            raise LocalModelError(f"Local model parts are missing: {', '.join(missing)}. {SETUP_HINT}")
-        sha256 = _assemble(part_paths, dest, expected_size, expected_sha256, progress)
-        _write_marker(dest, sha256)
+            _remove_stale_temp_files(dest)
+            if dest.is_file() and dest.stat().st_size == expected_size:
+                _report(progress, "Verifying the local model …")
+                if _sha256_of(dest) == expected_sha256:
+                    _write_marker(dest, expected_sha256)
+                    return dest
+                logger.warning("The model file %s does not match its sha256; assembling it again", dest)
+            _marker_path(dest).unlink(missing_ok=True)
+            part_paths = [Path(p) for p in parts] if parts is not None else installed_part_paths()
+            missing = [str(p) for p in part_paths if not p.is_file()]
+            if missing:
+                raise LocalModelError(f"Local model parts are missing: {', '.join(missing)}. {SETUP_HINT}")
+            sha256 = _assemble(part_paths, dest, expected_size, expected_sha256, progress)
+            _write_marker(dest, sha256)
+    except OSError as exc:
+        raise LocalModelError(f"Could not write the local model into {dest.parent}: {exc}") from exc
     _report(progress, f"The local model is ready ({time.monotonic() - started:.0f} s to assemble).")
     return dest
 
@@ -392,7 +444,7 @@ class LocalModelServer:
                     self.log_path,
                 )
                 return self._base_url
-            raise LocalModelError(f"Could not find a free local port for the model server. {self._log_hint()}")
+            raise LocalModelError(f"Could not find a free local port for the model server. Server log: {self.log_path}")
 
     def stop(self) -> None:
         """Terminate the server (kill it if it does not exit within 10 s). Safe to call repeatedly."""
@@ -469,7 +521,7 @@ class LocalModelServer:
                     )
                 time.sleep(0.25)
 
-    def _log_tail(self, lines: int = 20) -> str:
+    def _log_tail(self, lines: int = 30) -> str:
         try:
             with open(self.log_path, "rb") as log:
                 log.seek(self._log_offset)
@@ -477,9 +529,6 @@ class LocalModelServer:
         except OSError:
             return "(no server log)"
         return "\n".join(text.strip().splitlines()[-lines:]) or "(the server printed nothing)"
-
-    def _log_hint(self) -> str:
-        return f"Server log: {self.log_path}"
 
 
 class _PortTaken(Exception):

