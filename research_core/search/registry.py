@@ -1,0 +1,81 @@
+"""Search backends by name, and a quick check of whether one is usable right now."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from research_core.search.base import SearchBackend, SearchError
+from research_core.search.library import DocumentLibrary
+from research_core.search.web import WebSearch
+
+logger = logging.getLogger(__name__)
+
+# Accepted names -> canonical backend name.
+BACKEND_ALIASES = {"ddg": "ddg", "web": "ddg", "library": "library"}
+CHECK_QUERY = "wikipedia"
+CHECK_TIMEOUT_S = 5.0
+EMPTY_LIBRARY_MESSAGE = "empty: add documents with `python -m research_core library add PATH`"
+
+
+def known_backends() -> list[str]:
+    """The names `build_backends` accepts."""
+    return sorted(BACKEND_ALIASES)
+
+
+def build_backends(names: list[str], db_path: Path | str) -> list[SearchBackend]:
+    """Build the named backends, in order, once each ("ddg" and "web" are the same backend).
+
+    Raises ValueError for an unknown name; the library lives in the SQLite file `db_path`.
+    """
+    backends: list[SearchBackend] = []
+    built: set[str] = set()
+    for raw in names:
+        canonical = BACKEND_ALIASES.get(raw.strip().lower())
+        if canonical is None:
+            raise ValueError(f"Unknown search backend {raw!r}; known backends: {', '.join(known_backends())}.")
+        if canonical in built:
+            continue
+        built.add(canonical)
+        backends.append(WebSearch() if canonical == "ddg" else DocumentLibrary(db_path))
+    return backends
+
+
+def check_backend(backend: SearchBackend, timeout_s: float = CHECK_TIMEOUT_S) -> tuple[bool, str]:
+    """Whether a backend is usable right now, and a short explanation.
+
+    Web search runs one quick query (no retries, `timeout_s` per request); the library must
+    hold at least one document. Never raises.
+    """
+    try:
+        if isinstance(backend, DocumentLibrary):
+            return _check_library(backend)
+        if isinstance(backend, WebSearch):
+            backend = WebSearch(
+                timeout_s=min(backend.timeout_s, timeout_s),
+                max_retries=0,
+                backoff_s=0,
+                client_factory=backend.client_factory,
+                engines=backend.engines,
+                region=backend.region,
+            )
+        results = backend.search(CHECK_QUERY, 3)
+    except SearchError as exc:
+        if exc.unreachable:
+            return False, f"unreachable: {exc.user_message}"
+        if exc.retryable:
+            return False, f"busy: {exc.user_message}"
+        return False, exc.user_message
+    except Exception as exc:  # a check must report, not crash the caller
+        logger.warning("checking search backend %s failed", getattr(backend, "name", backend), exc_info=True)
+        return False, f"failed: {type(exc).__name__}: {exc}"
+    if results:
+        return True, f"reachable ({len(results)} results for a test query)"
+    return True, "reachable (no results for a test query)"
+
+
+def _check_library(library: DocumentLibrary) -> tuple[bool, str]:
+    count = library.count()
+    if count == 0:
+        return False, EMPTY_LIBRARY_MESSAGE
+    return True, f"{count} document{'s' if count != 1 else ''}"
