@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from research_core.configuration import TEMPLATES, LLMSettings, build_run_config
 from research_core.runner import RunError, Runner, RunSnapshot
 
@@ -149,6 +151,10 @@ def _config(args: argparse.Namespace, question: str, **extra: Any):
             parallel=args.parallel,
             **extra,
         )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(x) for x in first["loc"]) or "configuration"
+        raise CliError(f"{field}: {first['msg']}") from None
     except ValueError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
 

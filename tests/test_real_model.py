@@ -88,7 +88,8 @@ def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_
     result = local_runner.result(snap.run_id)
     top = [sq for sq in result.sub_questions if not sq["parent_id"]]
     assert len(top) >= 1
-    assert all(sq["depth_assessment"] in ("superficial", "adequate", "deep") for sq in top)
+    # the first branch always has budget left for a depth check; later ones only if the budget allows
+    assert top[0]["depth_assessment"] in ("superficial", "adequate", "deep")
     for sq in top:
         children = [c for c in result.sub_questions if c["parent_id"] == sq["id"]]
         # a superficial branch drills down one level; nothing goes deeper than max_depth
