@@ -1,0 +1,1 @@
+"""Benchmarks of the research engine; figures and commands in bench/README.md."""

@@ -1,0 +1,304 @@
+"""Shared pieces of the benchmarks: a timed stub LLM server, a slow fixture search, fixed plans.
+
+The stub is tests/fakes/llm_server.py (imported, not copied) behind a handler that records
+when each request arrives and when its answer is sent, so a benchmark can tell the time the
+engine waited on the LLM from the time it spent on its own. The search backend is the test
+fixture corpus behind a fixed sleep, recording its intervals the same way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import platform
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from research_core.configuration import LLMSettings, RunConfig, build_run_config
+from research_core.runner import Runner
+from research_core.schemas import Source
+from tests.fakes.llm_server import ScriptedLLM, _Handler, _Server, default_reply
+from tests.fakes.search import FixtureSearch
+
+Interval = tuple[float, float]
+
+
+# ---- intervals ---------------------------------------------------------------------------
+
+
+def union_length(intervals: list[Interval]) -> float:
+    """Total length covered by at least one interval."""
+    total = 0.0
+    end = float("-inf")
+    for a, b in sorted(intervals):
+        if b <= end:
+            continue
+        total += b - max(a, end)
+        end = b
+    return total
+
+
+def clipped(intervals: list[Interval], lo: float, hi: float) -> list[Interval]:
+    """The parts of `intervals` inside [lo, hi]."""
+    return [(max(a, lo), min(b, hi)) for a, b in intervals if b > lo and a < hi]
+
+
+@dataclass
+class Recorder:
+    """Thread-safe list of (start, end, label) intervals on the perf_counter clock."""
+
+    items: list[tuple[float, float, str]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, start: float, end: float, label: str) -> None:
+        """Record one interval."""
+        with self._lock:
+            self.items.append((start, end, label))
+
+    def intervals(self) -> list[Interval]:
+        """All intervals without labels."""
+        with self._lock:
+            return [(a, b) for a, b, _ in self.items]
+
+    def clear(self) -> None:
+        """Forget everything recorded."""
+        with self._lock:
+            self.items.clear()
+
+
+# ---- the stub LLM server with timing -----------------------------------------------------
+
+
+class _TimedServer(_Server):
+    recorder: Recorder
+
+
+class _TimedHandler(_Handler):
+    server: _TimedServer
+
+    def do_POST(self) -> None:
+        started = time.perf_counter()
+        try:
+            super().do_POST()
+        finally:
+            self.server.recorder.add(started, time.perf_counter(), self.headers.get("X-Arbor-Task", "?"))
+
+
+@contextmanager
+def timed_llm_server(scripted: ScriptedLLM, recorder: Recorder) -> Iterator[str]:
+    """The scripted server of tests/fakes on a background thread; yields its base URL.
+
+    Every request's server-side interval (body read to answer written) goes to `recorder`.
+    """
+    server = _TimedServer(("127.0.0.1", 0), _TimedHandler)
+    server.scripted = scripted
+    server.recorder = recorder
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---- scripted answers of realistic length ------------------------------------------------
+
+_counter = itertools.count(1)
+_FILLER = (
+    "The source states this directly and gives figures for it; other sources in the list agree on the "
+    "direction of the effect while differing on its size."
+)
+
+
+def _tag(text: str, name: str) -> str:
+    m = re.search(rf"<{name}>\s*(.*?)\s*</{name}>", text, re.S)
+    return m.group(1).strip() if m else ""
+
+
+def _user(body: dict) -> str:
+    return "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
+
+
+def extract_reply(body: dict) -> str:
+    """Three distinct findings per call (a fresh number each time, so none is a duplicate).
+
+    Their confidences (0.9, 0.6, 0.5) average below the default stop threshold of 0.7, so a branch
+    runs its minimum iterations instead of stopping after the first one.
+    """
+    text = _user(body)
+    numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)]
+    topic = _tag(text, "sub_question")[:60]
+    findings = []
+    for n, confidence in zip(numbers[:3], (0.9, 0.6, 0.5), strict=False):
+        k = next(_counter)
+        findings.append(
+            {
+                "text": f"Fact {k} on {topic}: source {n} reports a measurable result. {_FILLER}",
+                "confidence": confidence,
+                "sources": [n],
+            }
+        )
+    return json.dumps({"findings": findings, "reasoning": "Kept the sources that address the sub-question."})
+
+
+def synthesis_reply(body: dict) -> str:
+    """A branch answer of about 180 words citing the first sources."""
+    numbers = re.findall(r"^\[(\d+)\]", _tag(_user(body), "sources"), re.M)[:3] or ["1"]
+    paragraph = " ".join(f"{_FILLER} [{n}]." for n in numbers)
+    return f"{paragraph}\n\n{paragraph}\n\nCaveats: the sources are recent and partly overlapping."
+
+
+def meta_reply(body: dict) -> str:
+    """A report of about 500 words with the usual sections."""
+    numbers = sorted(set(re.findall(r"\[(\d+)\]", _tag(_user(body), "sub_answers"))), key=int)[:6] or ["1"]
+    body_text = " ".join(f"{_FILLER} [{n}]." for n in numbers)
+    return (
+        f"The research answers the question from several angles. {body_text}\n\n## Findings\n{body_text}\n\n"
+        f"{body_text}\n\n## Conclusion\n{body_text}\n\n## Limitations\nThe evidence is from a fixed corpus."
+    )
+
+
+def realistic_script() -> dict[str, Any]:
+    """Per-task replies: the stub's defaults, with longer findings and syntheses."""
+    return {
+        "extract_findings": extract_reply,
+        "synthesize_branch": synthesis_reply,
+        "meta_synthesis": meta_reply,
+    }
+
+
+# ---- search ------------------------------------------------------------------------------
+
+
+class SlowSearch(FixtureSearch):
+    """The fixture corpus behind a fixed latency; records every call's interval."""
+
+    def __init__(self, latency_s: float, recorder: Recorder | None = None, name: str = "fixture"):
+        super().__init__(name=name)
+        self.latency_s = latency_s
+        self.recorder = recorder or Recorder()
+
+    def search(self, query: str, max_results: int) -> list[Source]:
+        """Sleep, then answer from the corpus."""
+        started = time.perf_counter()
+        try:
+            time.sleep(self.latency_s)
+            return super().search(query, max_results)
+        finally:
+            self.recorder.add(started, time.perf_counter(), "search")
+
+
+# ---- runs --------------------------------------------------------------------------------
+
+
+def make_runner(db: Path, url: str, backends: list, timeout_s: float = 60.0) -> Runner:
+    """A runner on a real SQLite file talking to the stub over HTTP."""
+    llm = LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", timeout_s=timeout_s, max_retries=0)
+    return Runner(db, llm_settings=llm, api_key="sk-bench", backends=backends)
+
+
+def fixed_plan(question: str, n: int, priorities: list[float] | None = None) -> dict:
+    """A plan of `n` top-level branches (what `run --plan` takes)."""
+    prios = priorities or [0.8] * n
+    return {
+        "question": question,
+        "strategy": "multi-faceted",
+        "sub_questions": [
+            {"id": f"sq_{i:03d}", "question_text": f"Aspect {i} of: {question}", "priority": prios[i - 1]}
+            for i in range(1, n + 1)
+        ],
+    }
+
+
+def known_call_graph_config(parallel: int, iterations: int, branches: int, **extra: Any) -> RunConfig:
+    """A config whose call graph is fixed: every branch runs exactly `iterations` iterations.
+
+    No adaptive plan, coverage check, citation verification or drill-down (max_depth=1); the
+    stop rules can never fire early (findings_for_stop and confidence_for_stop out of reach).
+    """
+    values: dict[str, Any] = {
+        "mode": "hierarchical",
+        "auto_approve": True,
+        "parallel": parallel,
+        "search_backends": ["fixture"],
+        "max_results_per_query": 5,
+        "adaptive_plan": False,
+        "coverage_check": False,
+        "verify_citations": False,
+        "max_depth": 1,
+        "sub_question_min_iterations": iterations,
+        "sub_question_max_iterations": iterations,
+        "max_iterations": branches * iterations + branches + 2,
+        "max_sub_questions": max(branches, 5),
+        "max_total_sub_questions": max(branches, 8),
+        "findings_for_stop": 1000,
+        "confidence_for_stop": 1.0,
+        "max_total_cost_usd": 100.0,
+    }
+    values.update(extra)
+    return build_run_config("general", **values)
+
+
+def checkpoint_bytes(db: Path, run_id: str) -> dict[str, int]:
+    """Bytes the run's thread holds in the checkpoints and writes tables, and row counts."""
+    conn = sqlite3.connect(str(db))
+    try:
+        cp_rows, cp_bytes = conn.execute(
+            "select count(*), coalesce(sum(length(checkpoint) + length(metadata)), 0) from checkpoints "
+            "where thread_id = ?",
+            [run_id],
+        ).fetchone()
+        w_rows, w_bytes = conn.execute(
+            "select count(*), coalesce(sum(length(value)), 0) from writes where thread_id = ?", [run_id]
+        ).fetchone()
+    finally:
+        conn.close()
+    return {"checkpoints": cp_rows, "checkpoint_bytes": cp_bytes, "writes": w_rows, "write_bytes": w_bytes}
+
+
+# ---- machine -----------------------------------------------------------------------------
+
+
+def machine() -> str:
+    """nproc, CPU model, RAM and Python, for the README."""
+    cpu = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = "?"
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        ram = f"{kb / 1024 / 1024:.0f} GB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores, {cpu}, {ram} RAM, Python {platform.python_version()}, {platform.system()}"
+
+
+__all__ = [
+    "Recorder",
+    "ScriptedLLM",
+    "SlowSearch",
+    "checkpoint_bytes",
+    "clipped",
+    "default_reply",
+    "fixed_plan",
+    "known_call_graph_config",
+    "machine",
+    "make_runner",
+    "realistic_script",
+    "timed_llm_server",
+    "union_length",
+]
