@@ -38,6 +38,10 @@ logger = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 4000
 RECURSION_LIMIT = 10_000
+# Threads LangGraph may use for the steps of one superstep. Its default pool has
+# min(32, cpu_count + 4) workers (6 on a 2-core machine), which silently capped `parallel`;
+# the scheduler never hands it more than `parallel` steps (at most 16), so 16 is enough.
+MAX_CONCURRENCY = 16
 
 
 class RunError(RuntimeError):
@@ -256,7 +260,11 @@ class Runner:
         return new_id
 
     def _config(self, run_id: str) -> dict[str, Any]:
-        return {"configurable": {"thread_id": run_id}, "recursion_limit": RECURSION_LIMIT}
+        return {
+            "configurable": {"thread_id": run_id},
+            "recursion_limit": RECURSION_LIMIT,
+            "max_concurrency": MAX_CONCURRENCY,
+        }
 
     def _drive(self, run_id: str, graph_input: Any) -> RunSnapshot:
         with self._lock:
