@@ -10,6 +10,7 @@ from research_core.schemas import Source
 MAX_RESULTS_PER_QUERY = 20
 MAX_SNIPPET_CHARS = 1500
 MAX_TITLE_CHARS = 300
+MAX_URL_CHARS = 2048
 
 
 class SearchError(Exception):
@@ -35,9 +36,13 @@ class SearchBackend(Protocol):
 
 
 def clip_source(source: Source) -> Source:
-    """Bound the title and snippet of a source (untrusted content can be huge)."""
+    """Bound the URL, title and snippet of a source (untrusted content can be huge).
+
+    The id is kept: it was derived from the full URL, so duplicates still collapse.
+    """
     return source.model_copy(
         update={
+            "url": source.url[:MAX_URL_CHARS],
             "title": source.title[:MAX_TITLE_CHARS],
             "snippet": source.snippet[:MAX_SNIPPET_CHARS],
         }
