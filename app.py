@@ -1,0 +1,85 @@
+"""Arbor's Streamlit entry point: page navigation and the sidebar (providers, current run).
+
+Run with `streamlit run app.py`. The research itself runs on threads owned by the server
+process's runner (see `ui.services`), so pages only read state and send answers.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import streamlit as st
+
+from ui import services, state
+from ui.settings_store import KNOWN_BACKENDS
+from ui.widgets import esc, shorten, status_badge
+
+logger = logging.getLogger(__name__)
+
+st.set_page_config(
+    page_title="Arbor · hierarchical research",
+    page_icon=":material/account_tree:",
+    layout="wide",
+    initial_sidebar_state="expanded",
+)
+
+PAGES = {
+    "Research": [
+        st.Page(state.NEW_RESEARCH, title="New research", icon=":material/edit_note:", default=True),
+        st.Page(state.REVIEW_PLAN, title="Review plan", icon=":material/rate_review:"),
+        st.Page(state.RUN, title="Run", icon=":material/account_tree:"),
+        st.Page(state.REPORT, title="Report", icon=":material/article:"),
+    ],
+    "Workspace": [
+        st.Page(state.HISTORY, title="History", icon=":material/history:"),
+        st.Page(state.COMPARE, title="Compare", icon=":material/compare:"),
+        st.Page(state.LIBRARY, title="Library", icon=":material/library_books:"),
+        st.Page(state.SETTINGS, title="Settings", icon=":material/settings:"),
+    ],
+}
+
+
+def sidebar_providers() -> None:
+    """Which LLM and search backends runs use, and whether they answer."""
+    settings = services.app_settings()
+    llm = services.llm_status(settings)
+    st.markdown("**Providers**")
+    dot = ":green[●]" if llm.ok else ":red[●]"
+    model = settings.model if settings.provider == "openai" else "Qwen2.5-Coder-1.5B"
+    st.markdown(f"{dot} LLM · `{esc(model)}`", help=llm.message)
+    st.caption(esc(settings.endpoint_label()))
+    names = [KNOWN_BACKENDS.get(n, n) for n in settings.search_backends]
+    st.markdown(f"Search · {esc(', '.join(names) or 'none')}")
+
+
+def sidebar_current_run() -> None:
+    """The run this session is looking at, with a link to it."""
+    run_id = state.current_run_id()
+    if not run_id:
+        return
+    try:
+        snap = services.get_runner().snapshot(run_id)
+    except Exception:  # a deleted run, or a database being replaced: just leave it out
+        return
+    st.markdown("**Current run**")
+    st.caption(esc(shorten(snap.question, 90)))
+    status_badge(snap.status)
+    st.page_link(
+        state.page_for_status(snap.status),
+        label="Open",
+        icon=":material/arrow_forward:",
+        query_params={"run": run_id},
+    )
+
+
+page = st.navigation(PAGES)
+state.mark_shell()
+with st.sidebar:
+    try:
+        sidebar_providers()
+        st.divider()
+        sidebar_current_run()
+    except Exception:
+        logger.exception("sidebar failed")
+        st.caption("Provider status is unavailable right now.")
+page.run()

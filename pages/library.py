@@ -1,0 +1,109 @@
+"""Library: add your own documents to search alongside (or instead of) the web."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ui import services, state
+from ui.widgets import esc, shorten
+
+state.require_shell()
+
+ALLOWED = ("md", "markdown", "txt", "html", "htm", "pdf")
+MAX_UPLOAD_MB = 50
+
+st.title("Library")
+st.caption(
+    "Documents you add here are indexed in the local database and searched by runs that use the "
+    "“Document library” backend."
+)
+
+module = services.library_module()
+if module is None:
+    st.info(
+        "The document library is not available in this installation. Update Arbor to use it.",
+        icon=":material/info:",
+    )
+    st.stop()
+
+try:
+    library = services.get_library()
+except Exception as exc:  # an unreadable database
+    st.error(f"The library could not be opened: {exc}")
+    st.stop()
+
+state.init_state({"lib_uploader_version": 0, "lib_messages": [], "lib_query": ""})
+
+
+for kind, message in st.session_state["lib_messages"]:
+    (st.success if kind == "ok" else st.error)(message)
+st.session_state["lib_messages"] = []
+
+st.subheader("Add documents")
+uploads = st.file_uploader(
+    "Markdown, text, HTML or PDF files",
+    type=list(ALLOWED),
+    accept_multiple_files=True,
+    key=f"lib_uploader_{st.session_state['lib_uploader_version']}",
+    max_upload_size=MAX_UPLOAD_MB,
+)
+if st.button("Add to library", type="primary", icon=":material/upload:", key="lib_add", disabled=not uploads):
+    messages: list[tuple[str, str]] = []
+    for upload in uploads or []:
+        try:
+            doc = library.add_bytes(upload.name, upload.getvalue())
+        except module.LibraryError as exc:
+            messages.append(("error", str(exc)))
+        except Exception as exc:  # a parser failure on a damaged file
+            messages.append(("error", f"{upload.name}: could not be read ({exc})."))
+        else:
+            chars = getattr(doc, "chars", None)
+            size = f" ({chars:,} characters)" if isinstance(chars, int) else ""
+            messages.append(("ok", f"Added {upload.name}{size}."))
+    st.session_state["lib_messages"] = messages
+    st.session_state["lib_uploader_version"] += 1
+    st.rerun()
+
+st.subheader("Indexed documents")
+documents = list(library.list_documents())
+if not documents:
+    st.info("No documents yet. Add some above.", icon=":material/library_books:")
+else:
+    frame = pd.DataFrame(
+        [
+            {
+                "id": str(getattr(d, "id", "")),
+                "title": str(getattr(d, "title", "") or getattr(d, "name", "")),
+                "kind": str(getattr(d, "kind", "")),
+                "characters": getattr(d, "chars", None),
+                "added": str(getattr(d, "added_at", "") or "")[:16].replace("T", " "),
+            }
+            for d in documents
+        ]
+    )
+    st.dataframe(frame, hide_index=True, width="stretch", key="lib_documents")
+    titles = {row["id"]: f"{shorten(row['title'], 70)} ({row['id']})" for row in frame.to_dict("records")}
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+        doomed = st.selectbox("Remove a document", list(titles), format_func=titles.__getitem__, key="lib_remove_pick")
+        if st.button("Remove", icon=":material/delete:", key="lib_remove"):
+            removed = library.remove(doomed)
+            st.session_state["lib_messages"] = [
+                ("ok", f"Removed {titles[doomed]}.") if removed else ("error", "That document was already removed.")
+            ]
+            st.rerun()
+
+st.subheader("Search the library")
+query = st.text_input("Search terms", key="lib_query", placeholder="e.g. write-ahead logging")
+if query.strip():
+    try:
+        results = library.search(query, 10)
+    except Exception as exc:  # a query the full-text index rejects
+        st.error(f"The search failed: {getattr(exc, 'user_message', None) or exc}")
+        results = []
+    if not results:
+        st.caption("No matches.")
+    for source in results:
+        with st.container(border=True):
+            st.markdown(f"**{esc(source.title or source.url)}** :gray[· relevance {source.relevance:.2f}]")
+            st.caption(esc(shorten(source.snippet or "", 400)))

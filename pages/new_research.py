@@ -1,0 +1,187 @@
+"""New research: a question, a template and limits; "Propose plan" starts the run in the background."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+from pydantic import ValidationError
+
+from research_core.configuration import TEMPLATE_DESCRIPTIONS, TEMPLATES, build_run_config, detect_template
+from research_core.runner import RunError, clean_question
+from ui import services, state
+from ui.settings_store import KNOWN_BACKENDS
+from ui.widgets import esc, status_label
+
+state.require_shell()
+
+EXAMPLES = [
+    "Compare SQLite, PostgreSQL and DuckDB for a small analytics web app",
+    "What are the causes and effects of urban heat islands, and which mitigations work best?",
+    "Evaluate the evidence for and against a four-day work week",
+    "What is retrieval-augmented generation?",
+]
+MODES = {
+    "auto": "Auto (classify the question)",
+    "flat": "Flat (one research loop)",
+    "hierarchical": "Hierarchical (tree of sub-questions)",
+}
+
+settings = services.app_settings()
+state.init_state(
+    {
+        "nr_question": "",
+        "nr_template": settings.template,
+        "nr_mode": "auto",
+        "nr_execution": "step" if settings.step_mode else "auto",
+        "nr_max_iterations": settings.max_iterations,
+        "nr_parallel": settings.parallel,
+        "nr_cost_cap": settings.max_total_cost_usd,
+        "nr_backends": [b for b in settings.search_backends if b in KNOWN_BACKENDS],
+        "nr_language": "",
+        "nr_error": None,
+        "nr_waiting_run": None,
+        "nr_started_at": 0.0,
+    }
+)
+
+
+def use_example(text: str) -> None:
+    """Put an example question in the text area."""
+    st.session_state["nr_question"] = text
+    st.session_state["nr_error"] = None
+
+
+@st.fragment(run_every=0.7)
+def wait_for_plan(run_id: str) -> None:
+    """Poll the new run until its plan is ready (or it runs flat), then move on."""
+    try:
+        snap = services.get_runner().snapshot(run_id)
+    except RunError as exc:
+        st.error(str(exc))
+        return
+    busy = services.run_is_active(run_id)
+    if snap.status == "awaiting_review" and not busy:
+        st.session_state["nr_waiting_run"] = None
+        state.go(state.REVIEW_PLAN, run_id)
+    if snap.mode == "flat" or (snap.status not in ("created", "running", "awaiting_review") and not busy):
+        st.session_state["nr_waiting_run"] = None
+        state.go(state.page_for_status(snap.status), run_id)
+    messages = services.progress_feed().since(st.session_state["nr_started_at"])
+    label = "Starting the embedded model…" if messages else "Proposing a plan…"
+    with st.status(label, expanded=bool(messages), state="running"):
+        st.write(f"{esc(snap.question)}")
+        for message in messages[-6:]:
+            st.caption(esc(message))
+        if not messages:
+            st.caption(f"Status: {status_label(snap.status)}. The plan appears on the Review page when it is ready.")
+
+
+st.title("New research")
+st.caption("Ask a question; Arbor proposes a tree of sub-questions that you can edit before anything is researched.")
+
+waiting = st.session_state["nr_waiting_run"]
+if waiting:
+    wait_for_plan(waiting)
+    st.stop()
+
+st.text_area(
+    "Question",
+    key="nr_question",
+    height=110,
+    placeholder="e.g. Compare React, Vue and Angular for building a small business web app",
+    max_chars=4000,
+)
+if st.session_state["nr_error"]:
+    st.error(st.session_state["nr_error"], icon=":material/error:")
+
+st.caption("Examples")
+with st.container(horizontal=True, gap="small"):
+    for n, example in enumerate(EXAMPLES):
+        st.button(example, key=f"nr_example_{n}", on_click=use_example, args=(example,), type="tertiary")
+
+left, right = st.columns(2)
+with left:
+    template_options = ["auto", *TEMPLATES]
+    st.selectbox(
+        "Template",
+        template_options,
+        key="nr_template",
+        format_func=lambda t: f"{t.replace('_', ' ')} — {TEMPLATE_DESCRIPTIONS.get(t, '')}",
+    )
+    question_now = st.session_state["nr_question"].strip()
+    if st.session_state["nr_template"] == "auto" and question_now:
+        st.caption(f"Auto picks **{detect_template(question_now).replace('_', ' ')}** for this question.")
+with right:
+    st.radio("Mode", list(MODES), key="nr_mode", format_func=MODES.__getitem__, horizontal=True)
+    st.radio(
+        "Execution",
+        ["auto", "step"],
+        key="nr_execution",
+        format_func={"auto": "Automatic", "step": "Step by step (pause after each branch)"}.__getitem__,
+        horizontal=True,
+    )
+
+with st.expander("Limits and search", icon=":material/tune:"):
+    c1, c2, c3 = st.columns(3)
+    c1.number_input("Max iterations", min_value=1, max_value=500, step=1, key="nr_max_iterations")
+    c2.number_input("Branches in parallel", min_value=1, max_value=16, step=1, key="nr_parallel")
+    c3.number_input("Cost cap (USD)", min_value=0.0, step=0.1, format="%.2f", key="nr_cost_cap")
+    st.multiselect(
+        "Search backends",
+        list(KNOWN_BACKENDS),
+        key="nr_backends",
+        format_func=lambda b: KNOWN_BACKENDS.get(b, b),
+        help="Web search needs a network; without one it fails fast and the run says so once.",
+    )
+    st.text_input("Report language", key="nr_language", placeholder="same as the question")
+
+backends = ", ".join(KNOWN_BACKENDS.get(b, b) for b in st.session_state["nr_backends"]) or "none"
+model = settings.model if settings.provider == "openai" else "Qwen2.5-Coder-1.5B (embedded)"
+st.caption(f"LLM: **{esc(model)}** at {esc(settings.endpoint_label())} · Search: **{esc(backends)}**")
+
+
+def propose() -> None:
+    """Validate the form and start the run in the background."""
+    st.session_state["nr_error"] = None
+    try:
+        question = clean_question(st.session_state["nr_question"])
+    except RunError as exc:
+        st.session_state["nr_error"] = str(exc)
+        return
+    if not st.session_state["nr_backends"]:
+        st.session_state["nr_error"] = "Choose at least one search backend under “Limits and search”."
+        return
+    try:
+        config = build_run_config(
+            st.session_state["nr_template"],
+            question,
+            mode=None if st.session_state["nr_mode"] == "auto" else st.session_state["nr_mode"],
+            step_mode=st.session_state["nr_execution"] == "step",
+            auto_approve=False,
+            max_iterations=int(st.session_state["nr_max_iterations"]),
+            parallel=int(st.session_state["nr_parallel"]),
+            max_total_cost_usd=float(st.session_state["nr_cost_cap"]),
+            search_backends=list(st.session_state["nr_backends"]),
+            report_language=st.session_state["nr_language"].strip() or None,
+        )
+    except ValidationError as exc:
+        st.session_state["nr_error"] = f"These limits do not fit together: {exc.errors()[0]['msg']}."
+        return
+    except ValueError as exc:
+        st.session_state["nr_error"] = str(exc)
+        return
+    try:
+        run_id = services.get_runner().start_background(question, config)
+    except RunError as exc:
+        st.session_state["nr_error"] = str(exc)
+        return
+    except Exception as exc:  # the database or engine could not start the run
+        st.session_state["nr_error"] = f"The run could not start: {exc}. Check the Settings page."
+        return
+    state.set_current_run(run_id)
+    st.session_state["nr_waiting_run"] = run_id
+    st.session_state["nr_started_at"] = time.time()
+
+
+st.button("Propose plan", type="primary", icon=":material/account_tree:", key="nr_propose", on_click=propose)

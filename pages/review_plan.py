@@ -1,0 +1,220 @@
+"""Review plan: edit the proposed tree of sub-questions, check the budget, approve or cancel."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from research_core.configuration import RunConfig
+from research_core.plan import PlanError
+from research_core.runner import RunError
+from ui import plan_table, services, state
+from ui.widgets import esc, format_cost, show_warnings, status_badge, status_label
+
+state.require_shell()
+
+st.title("Review plan")
+
+run_id = state.current_run_id()
+if not run_id:
+    st.info("There is no plan to review yet. Start with a question on New research.", icon=":material/info:")
+    st.page_link(state.NEW_RESEARCH, label="New research", icon=":material/edit_note:")
+    st.stop()
+
+runner = services.get_runner()
+try:
+    snap = runner.snapshot(run_id)
+except RunError as exc:
+    st.info(f"{exc} Pick a run on the History page.", icon=":material/info:")
+    st.page_link(state.HISTORY, label="History", icon=":material/history:")
+    st.stop()
+
+st.markdown(f"### {esc(snap.question)}")
+pending = snap.pending if snap.pending and snap.pending.get("kind") == "review" else None
+
+
+@st.fragment(run_every=0.7)
+def wait_for_gate(run_id: str) -> None:
+    """Poll until the plan is ready, then redraw the page with the editor."""
+    now = services.get_runner().snapshot(run_id)
+    busy = services.run_is_active(run_id)
+    if not busy and (now.status != snap.status or now.pending):
+        st.rerun(scope="app")
+    with st.status("Proposing a plan…", state="running"):
+        for message in services.progress_feed().since(services.timestamp(now.created_at))[-4:]:
+            st.caption(esc(message))
+        st.caption("The editor appears here as soon as the plan is ready.")
+
+
+# The gate is only answerable once the runner's thread has let go of the run.
+if pending is None or services.run_is_active(run_id):
+    if services.run_is_active(run_id) or (snap.status in ("created", "running") and snap.mode != "flat"):
+        wait_for_gate(run_id)
+        st.stop()
+    status_badge(snap.status)
+    st.info(f"This run is not waiting for a plan review ({status_label(snap.status).lower()}).", icon=":material/info:")
+    st.page_link(state.page_for_status(snap.status), label="Open the run", query_params={"run": run_id})
+    st.stop()
+
+config = RunConfig(**snap.config)
+rows_key = f"rp_rows_{run_id}"
+version_key = f"rp_version_{run_id}"
+state.init_state({rows_key: plan_table.rows_from_payload(pending["sub_questions"]), version_key: 0})
+editor_key = f"rp_editor_{run_id}_{st.session_state[version_key]}"
+
+st.caption(
+    f"Strategy: **{esc(pending.get('strategy') or 'multi-faceted')}** · "
+    "Edit the text and priority of each sub-question, add or delete rows, nest a row under another with "
+    "*parent id*, and change the *order* column to reorder. Approve when the plan looks right."
+)
+show_warnings(snap.warnings)
+if pending.get("error"):
+    st.error(f"The last answer was refused: {esc(pending['error'])}", icon=":material/error:")
+
+edited = st.data_editor(
+    plan_table.to_frame(st.session_state[rows_key]),
+    key=editor_key,
+    num_rows="dynamic",
+    hide_index=True,
+    width="stretch",
+    column_order=plan_table.COLUMNS,
+    column_config={
+        "order": st.column_config.NumberColumn(
+            "order", help="Position in the plan; change it to reorder", step=1, format="%d", width="small"
+        ),
+        "id": st.column_config.TextColumn("id", help="Leave empty on new rows; an id is assigned", width="small"),
+        "question_text": st.column_config.TextColumn(
+            "sub-question", help="A focused, researchable question", width="large", max_chars=2000
+        ),
+        "priority": st.column_config.NumberColumn(
+            "priority",
+            help="Importance 0-1; the iteration budget is split by priority",
+            min_value=0.0,
+            max_value=1.0,
+            step=0.05,
+            format="%.2f",
+            default=0.5,
+            width="small",
+        ),
+        "rationale": st.column_config.TextColumn("rationale", width="medium"),
+        "parent_id": st.column_config.TextColumn(
+            "parent id", help="Id of the sub-question this one refines (empty = top level)", width="small"
+        ),
+    },
+)
+rows = plan_table.rows_from_frame(edited)
+check = plan_table.check_rows(rows, snap.question, pending.get("strategy"))
+if check.error:
+    st.error(check.error, icon=":material/error:")
+
+with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+    # Options and labels come from the table as last rebased, not from live edits: a widget whose
+    # options change while the user types would be recreated, and that resets the editor.
+    base_rows = [r for r in plan_table.ordered(st.session_state[rows_key]) if r.get("id")]
+    labels = {r["id"]: f"{r['id']} · {r['question_text'][:80]}" for r in base_rows}
+    target = st.selectbox(
+        "Split a sub-question into narrower children",
+        list(labels),
+        format_func=labels.__getitem__,
+        key=f"rp_split_target_{run_id}",
+        width=520,
+    )
+    split = st.button("Split", icon=":material/call_split:", key=f"rp_split_{run_id}", disabled=target is None)
+    reorder = st.button(
+        "Apply order", icon=":material/sort:", key=f"rp_reorder_{run_id}", help="Sort the table by the order column"
+    )
+
+current = {r["id"]: r for r in rows if r.get("id")}
+if split and target and target not in current:
+    st.error(f"{target} is no longer in the table.", icon=":material/error:")
+elif split and target:
+    text = current[target]["question_text"] or labels[target]
+    try:
+        with st.spinner("Asking the model for narrower sub-questions…"):
+            proposal, warnings = runner.propose_plan(text, config)
+        children = [
+            {"question_text": sq.question_text, "priority": sq.priority, "rationale": sq.rationale}
+            for sq in proposal.sub_questions
+        ]
+        st.session_state[rows_key] = plan_table.add_children(rows, target, children)
+        st.session_state[version_key] += 1
+        st.rerun()
+    except (RunError, PlanError) as exc:
+        st.error(f"Could not split {target}: {exc}", icon=":material/error:")
+    except Exception as exc:  # LLM errors carry a user message
+        message = getattr(exc, "user_message", None) or str(exc)
+        st.error(f"Could not split {target}: {message}", icon=":material/error:")
+if reorder:
+    st.session_state[rows_key] = plan_table.renumber(rows)
+    st.session_state[version_key] += 1
+    st.rerun()
+
+tree_col, budget_col = st.columns([3, 2], gap="large")
+if check.ok and check.plan is not None:
+    llm = runner.llm
+    est = plan_table.estimate(check.plan, config, llm.price("work"), llm.price("synthesis"))
+    with budget_col:
+        st.markdown("##### Budget")
+        st.metric("Research iterations", est.total_iterations, border=True)
+        st.metric("Estimated cost", f"{format_cost(est.cost_low)} – {format_cost(est.cost_high)}", border=True)
+        st.caption(
+            f"{config.max_iterations} iterations in total, less one per branch synthesis, the plan and the "
+            f"report; each branch gets {config.sub_question_min_iterations}–"
+            f"{config.sub_question_max_iterations} by priority."
+        )
+    with tree_col:
+        st.markdown("##### Tree")
+        lines = []
+        by_id = {sq.id: sq for sq in check.plan.sub_questions}
+        for sq in (by_id[i] for i in check.tree):
+            indent = "    " * sq.depth
+            lines.append(
+                f"{indent}- **{check.numbers.get(sq.id, '')}** {esc(sq.question_text)}  \n"
+                f"{indent}  :gray[{esc(sq.id)} · priority {sq.priority:.2f} · "
+                f"{est.iterations.get(sq.id, 0)} iterations]"
+            )
+        st.markdown("\n".join(lines))
+else:
+    with tree_col:
+        st.caption("Fix the plan to see the tree and the budget.")
+
+st.divider()
+with st.container(horizontal=True, gap="small"):
+    approve = st.button(
+        "Approve and research",
+        type="primary",
+        icon=":material/play_arrow:",
+        key=f"rp_approve_{run_id}",
+        disabled=not check.ok,
+        help=None if check.ok else "Fix the highlighted problem first.",
+    )
+    with st.popover("Cancel run", icon=":material/close:"):
+        st.write("Cancel this run? The plan is discarded and nothing is researched.")
+        cancel = st.button("Yes, cancel the run", key=f"rp_cancel_{run_id}", type="primary")
+
+if approve and check.ok and check.plan is not None:
+    answer = {
+        "action": "approve",
+        "strategy": check.plan.strategy,
+        "sub_questions": [
+            sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id"})
+            for sq in check.plan.sub_questions
+        ],
+    }
+    try:
+        runner.resume_background(run_id, answer)
+    except RunError as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
+    for key in (rows_key, version_key):
+        st.session_state.pop(key, None)
+    state.go(state.RUN, run_id)
+
+if cancel:
+    try:
+        runner.resume_background(run_id, {"action": "cancel"})
+    except RunError as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
+    for key in (rows_key, version_key):
+        st.session_state.pop(key, None)
+    state.go(state.RUN, run_id)

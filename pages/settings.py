@@ -1,0 +1,205 @@
+"""Settings: LLM endpoint and models, API key (session only), search backends, pricing, default limits."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+from pydantic import ValidationError
+
+from research_core.configuration import LOCAL_MODEL_NAME, TEMPLATE_DESCRIPTIONS, TEMPLATES
+from ui import services, state
+from ui.settings_store import KNOWN_BACKENDS, AppSettings, mask_secret, save_settings, settings_path
+from ui.widgets import esc
+
+state.require_shell()
+
+OPENAI_URL = "https://api.openai.com/v1"
+ENDPOINTS = {
+    "local": "Embedded local model (Qwen2.5-Coder-1.5B, no key needed)",
+    "openai": "OpenAI",
+    "compatible": "OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp …)",
+}
+
+
+def use_session_key() -> None:
+    """Keep the entered key in this session's memory only, and clear the input."""
+    entered = st.session_state["set_api_key_input"].strip()
+    if entered:
+        st.session_state[services.SESSION_API_KEY] = entered
+        st.session_state["set_message"] = "The key is used for this session."
+    st.session_state["set_api_key_input"] = ""
+
+
+def forget_session_key() -> None:
+    """Drop the session's key."""
+    st.session_state.pop(services.SESSION_API_KEY, None)
+
+
+st.title("Settings")
+
+saved = services.app_settings()
+if saved.provider == "local":
+    endpoint = "local"
+elif saved.base_url in (None, OPENAI_URL):
+    endpoint = "openai"
+else:
+    endpoint = "compatible"
+state.init_state(
+    {
+        "set_endpoint": endpoint,
+        "set_base_url": saved.base_url if endpoint == "compatible" else "",
+        "set_model": saved.model if saved.provider == "openai" else "gpt-4o-mini",
+        "set_synthesis_model": saved.synthesis_model or "",
+        "set_timeout": float(saved.timeout_s),
+        "set_backends": [b for b in saved.search_backends if b in KNOWN_BACKENDS],
+        "set_template": saved.template,
+        "set_max_iterations": saved.max_iterations,
+        "set_parallel": saved.parallel,
+        "set_cost_cap": saved.max_total_cost_usd,
+        "set_step_mode": saved.step_mode,
+        "set_api_key_input": "",
+        "set_message": None,
+    }
+)
+if st.session_state["set_message"]:
+    st.success(st.session_state["set_message"], icon=":material/check:")
+    st.session_state["set_message"] = None
+
+llm_col, status_col = st.columns([3, 2], gap="large")
+with llm_col:
+    st.subheader("Language model")
+    st.radio("Endpoint", list(ENDPOINTS), format_func=ENDPOINTS.__getitem__, key="set_endpoint")
+    chosen = st.session_state["set_endpoint"]
+    if chosen == "compatible":
+        st.text_input("Base URL", key="set_base_url", placeholder="http://localhost:11434/v1")
+    if chosen == "local":
+        st.caption(
+            f"Model `{LOCAL_MODEL_NAME}`, served on this machine. The first run assembles and loads the "
+            "model (about 1.1 GB), which takes a minute or two; later runs start in seconds."
+        )
+    else:
+        m1, m2 = st.columns(2)
+        m1.text_input("Working model", key="set_model", help="Plans queries, extracts findings, writes branch answers")
+        m2.text_input(
+            "Synthesis model",
+            key="set_synthesis_model",
+            placeholder="same as the working model",
+            help="Writes the final report; a stronger model pays off here",
+        )
+    st.number_input("Timeout of one call (seconds)", min_value=5.0, max_value=3600.0, step=5.0, key="set_timeout")
+
+    st.subheader("API key")
+    key, source = services.resolve_api_key()
+    st.markdown(f"Current key: `{esc(mask_secret(key))}` · from {esc(source)}")
+    st.caption(
+        "A key entered here is kept in this browser session's memory only: it is never written to the "
+        "database, the settings file or any export. For a permanent key set `OPENAI_API_KEY` in the "
+        "environment or in `.streamlit/secrets.toml`."
+    )
+    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+        st.text_input("API key for this session", type="password", key="set_api_key_input", width=360)
+        st.button("Use for this session", key="set_use_key", on_click=use_session_key)
+        if st.session_state.get(services.SESSION_API_KEY):
+            st.button("Forget", key="set_forget_key", on_click=forget_session_key)
+
+    st.subheader("Search")
+    st.multiselect(
+        "Search backends for new runs",
+        list(KNOWN_BACKENDS),
+        format_func=lambda b: KNOWN_BACKENDS.get(b, b),
+        key="set_backends",
+    )
+
+    st.subheader("Pricing")
+    st.caption("USD per million tokens. Models not listed cost 0 and the report says so; the embedded model is free.")
+    pricing_frame = pd.DataFrame(
+        [{"model": m, "input": float(p[0]), "output": float(p[1])} for m, p in saved.pricing.items()],
+        columns=["model", "input", "output"],
+    )
+    edited_pricing = st.data_editor(
+        pricing_frame,
+        key="set_pricing",
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "model": st.column_config.TextColumn("model", required=True),
+            "input": st.column_config.NumberColumn("input $/1M", min_value=0.0, format="%.3f", default=0.0),
+            "output": st.column_config.NumberColumn("output $/1M", min_value=0.0, format="%.3f", default=0.0),
+        },
+    )
+
+    st.subheader("Defaults for new research")
+    st.selectbox(
+        "Template",
+        ["auto", *TEMPLATES],
+        format_func=lambda t: f"{t.replace('_', ' ')} — {TEMPLATE_DESCRIPTIONS.get(t, '')}",
+        key="set_template",
+    )
+    d1, d2, d3 = st.columns(3)
+    d1.number_input("Max iterations", min_value=1, max_value=500, step=1, key="set_max_iterations")
+    d2.number_input("Branches in parallel", min_value=1, max_value=16, step=1, key="set_parallel")
+    d3.number_input("Cost cap (USD)", min_value=0.0, step=0.1, format="%.2f", key="set_cost_cap")
+    st.toggle("Step by step by default", key="set_step_mode")
+
+
+def build_settings() -> AppSettings:
+    """Settings from the widgets (raises ValueError or ValidationError)."""
+    chosen = st.session_state["set_endpoint"]
+    pricing: dict[str, tuple[float, float]] = {}
+    for row in edited_pricing.to_dict("records"):
+        name = str(row.get("model") or "").strip()
+        if not name:
+            continue
+        values = (row.get("input"), row.get("output"))
+        if any(v is None or pd.isna(v) or float(v) < 0 for v in values):
+            raise ValueError(f"Pricing of {name}: enter two prices of 0 or more.")
+        pricing[name] = (float(values[0]), float(values[1]))
+    if chosen == "compatible" and not st.session_state["set_base_url"].strip():
+        raise ValueError("Enter the base URL of the OpenAI-compatible server, e.g. http://localhost:11434/v1.")
+    model = st.session_state["set_model"].strip() or "gpt-4o-mini"
+    return AppSettings(
+        provider="local" if chosen == "local" else "openai",
+        base_url=None if chosen != "compatible" else st.session_state["set_base_url"],
+        model=LOCAL_MODEL_NAME if chosen == "local" else model,
+        synthesis_model=(st.session_state["set_synthesis_model"].strip() or None) if chosen != "local" else None,
+        timeout_s=float(st.session_state["set_timeout"]),
+        search_backends=list(st.session_state["set_backends"]),
+        pricing=pricing,
+        template=st.session_state["set_template"],
+        max_iterations=int(st.session_state["set_max_iterations"]),
+        parallel=int(st.session_state["set_parallel"]),
+        max_total_cost_usd=float(st.session_state["set_cost_cap"]),
+        step_mode=bool(st.session_state["set_step_mode"]),
+    )
+
+
+with llm_col:
+    st.divider()
+    if st.button("Save settings", type="primary", icon=":material/save:", key="set_save"):
+        try:
+            new = build_settings()
+            path = save_settings(services.db_path(), new)
+        except ValidationError as exc:
+            st.error(f"Not saved: {exc.errors()[0]['msg']}.", icon=":material/error:")
+        except (ValueError, OSError) as exc:
+            st.error(f"Not saved: {exc}", icon=":material/error:")
+        else:
+            services.clear_checks()
+            st.session_state["set_message"] = f"Saved to {path}. New runs use these settings."
+            st.rerun()
+    st.caption(f"Settings file: `{settings_path(services.db_path())}` · database: `{services.db_path()}`")
+
+with status_col:
+    st.subheader("Reachability")
+    st.caption("Checked with the saved settings.")
+    llm = services.llm_status(saved)
+    label = "Embedded model" if saved.provider == "local" else f"LLM at {saved.endpoint_label()}"
+    (st.success if llm.ok else st.error)(f"**{esc(label)}**  \n{esc(llm.message)}")
+    for name, status in services.search_status(saved.search_backends).items():
+        (st.success if status.ok else st.warning)(f"**{esc(KNOWN_BACKENDS.get(name, name))}**  \n{esc(status.message)}")
+    if not saved.search_backends:
+        st.warning("No search backend is selected; runs would find nothing.")
+    if st.button("Check again", icon=":material/refresh:", key="set_recheck"):
+        services.clear_checks()
+        st.rerun()

@@ -1,0 +1,1 @@
+"""Shared pieces of the Streamlit workbench: services, session state, settings and widgets."""

@@ -1,0 +1,218 @@
+"""The plan editor's table: rows from the review gate, validation, estimates and re-decomposition.
+
+Pure functions over lists of row dicts (and pandas frames for `st.data_editor`), so the page stays
+thin and the rules are testable without a browser. Validation is the engine's own
+`validate_plan`, run on every edit so Approve is only enabled for a plan the engine will accept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from research_core.budget import allocate_iterations, estimate_cost_range
+from research_core.configuration import RunConfig
+from research_core.plan import PlanError, section_numbers, tree_order, validate_plan
+from research_core.schemas import Plan
+
+COLUMNS = ["order", "id", "question_text", "priority", "rationale", "parent_id"]
+TEXT_COLUMNS = ("id", "question_text", "rationale", "parent_id")
+
+
+def rows_from_payload(sub_questions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Editor rows from the review gate's sub-questions, numbered in their current order."""
+    rows = []
+    for n, sq in enumerate(sub_questions, start=1):
+        rows.append(
+            {
+                "order": n,
+                "id": sq.get("id") or "",
+                "question_text": sq.get("question_text") or "",
+                "priority": sq.get("priority"),
+                "rationale": sq.get("rationale") or "",
+                "parent_id": sq.get("parent_id") or "",
+            }
+        )
+    return rows
+
+
+def to_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """The rows as a DataFrame with the editor's columns and dtypes."""
+    frame = pd.DataFrame(list(rows), columns=COLUMNS)
+    for col in TEXT_COLUMNS:
+        frame[col] = frame[col].astype("object")
+    frame["priority"] = pd.to_numeric(frame["priority"], errors="coerce").astype("float64")
+    frame["order"] = pd.to_numeric(frame["order"], errors="coerce").astype("float64")
+    return frame
+
+
+def _missing(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return True
+    return bool(value is pd.NA or value is pd.NaT)
+
+
+def rows_from_frame(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Plain rows from the edited frame: missing cells become "" (text) or None (numbers)."""
+    rows = []
+    for record in frame.to_dict(orient="records"):
+        row: dict[str, Any] = {}
+        for col in COLUMNS:
+            value = record.get(col)
+            if col in TEXT_COLUMNS:
+                row[col] = "" if _missing(value) else str(value).strip()
+            else:
+                row[col] = None if _missing(value) else value
+        rows.append(row)
+    return rows
+
+
+def ordered(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows sorted by their `order` value (rows without one keep their place at the end)."""
+    indexed = list(enumerate(rows))
+
+    def key(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
+        index, row = item
+        order = row.get("order")
+        try:
+            number = float(order)
+        except (TypeError, ValueError):
+            return (1, 0.0, index)
+        return (0, number, index) if not math.isnan(number) else (1, 0.0, index)
+
+    return [row for _, row in sorted(indexed, key=key)]
+
+
+def answer_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows the review gate expects, in the chosen order, without the editor-only column."""
+    out = []
+    for row in ordered(rows):
+        out.append(
+            {
+                "id": row.get("id") or None,
+                "question_text": row.get("question_text") or "",
+                "priority": row.get("priority"),
+                "rationale": row.get("rationale") or "",
+                "parent_id": row.get("parent_id") or None,
+            }
+        )
+    return out
+
+
+@dataclass
+class PlanCheck:
+    """The outcome of validating the edited table."""
+
+    plan: Plan | None
+    error: str | None
+    numbers: dict[str, str] = field(default_factory=dict)
+    tree: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the engine will accept the plan."""
+        return self.plan is not None and self.error is None
+
+
+def check_rows(rows: Sequence[dict[str, Any]], question: str, strategy: str | None = None) -> PlanCheck:
+    """Validate the edited rows with the engine's rules; the error names the row to fix."""
+    answer = answer_rows(rows)
+    for n, row in enumerate(answer, start=1):
+        if row["priority"] is None:
+            return PlanCheck(None, f"Sub-question {n}: the priority is empty; enter a number from 0 to 1.")
+    try:
+        plan = validate_plan({"sub_questions": answer, "strategy": strategy}, question)
+    except PlanError as exc:
+        return PlanCheck(None, str(exc))
+    branches = {sq.id: {"parent_id": sq.parent_id} for sq in plan.sub_questions}
+    ids = [sq.id for sq in plan.sub_questions]
+    return PlanCheck(plan, None, section_numbers(branches, ids), tree_order(branches, ids))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Iterations per branch and the cost range of a plan."""
+
+    iterations: dict[str, int]
+    cost_low: float
+    cost_high: float
+
+    @property
+    def total_iterations(self) -> int:
+        """Research iterations of all branches together."""
+        return sum(self.iterations.values())
+
+
+def estimate(
+    plan: Plan, config: RunConfig, work_price: tuple[float, float], synthesis_price: tuple[float, float]
+) -> Estimate:
+    """Recompute the budget the engine will give each branch, and the cost range, from priorities."""
+    subs = plan.sub_questions
+    alloc = allocate_iterations(
+        config.max_iterations,
+        [sq.priority for sq in subs],
+        config.sub_question_min_iterations,
+        config.sub_question_max_iterations,
+    )
+    low, high = estimate_cost_range(sum(alloc), len(alloc), work_price, synthesis_price)
+    return Estimate(dict(zip([sq.id for sq in subs], alloc, strict=True)), low, high)
+
+
+def _descends_from(row_id: str, ancestor: str, parents: dict[str, str]) -> bool:
+    seen: set[str] = set()
+    current = parents.get(row_id)
+    while current and current not in seen:
+        if current == ancestor:
+            return True
+        seen.add(current)
+        current = parents.get(current)
+    return False
+
+
+def add_children(
+    rows: Sequence[dict[str, Any]], parent_id: str, children: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Insert `children` (question_text, priority, rationale) under `parent_id`, right after its subtree.
+
+    Children get ids `parent.1`, `parent.2` … (skipping ids in use); every row is renumbered so
+    the order column matches the new position.
+    """
+    current = ordered(rows)
+    ids = {r["id"] for r in current if r.get("id")}
+    if parent_id not in ids:
+        raise PlanError(f"There is no sub-question {parent_id!r} to split.")
+    parents = {r["id"]: r.get("parent_id") or "" for r in current if r.get("id")}
+    start = next(i for i, r in enumerate(current) if r.get("id") == parent_id)
+    end = start + 1
+    while end < len(current) and _descends_from(current[end].get("id") or "", parent_id, parents):
+        end += 1
+    new_rows = []
+    n = 1
+    for child in children:
+        while f"{parent_id}.{n}" in ids:
+            n += 1
+        child_id = f"{parent_id}.{n}"
+        ids.add(child_id)
+        new_rows.append(
+            {
+                "order": None,
+                "id": child_id,
+                "question_text": str(child.get("question_text") or "").strip(),
+                "priority": child.get("priority", 0.5),
+                "rationale": str(child.get("rationale") or ""),
+                "parent_id": parent_id,
+            }
+        )
+    merged = [*current[:end], *new_rows, *current[end:]]
+    return [{**row, "order": i} for i, row in enumerate(merged, start=1)]
+
+
+def renumber(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows in their chosen order with the order column reset to 1, 2, 3 …"""
+    return [{**row, "order": i} for i, row in enumerate(ordered(rows), start=1)]

@@ -1,0 +1,109 @@
+"""The run view: progress metrics, the live tree, per-branch details, charts and the log.
+
+Drawn from a `RunSnapshot` only, so the Run page can redraw it from a polling fragment while the
+runner's thread works, and the Compare page can reuse pieces of it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from research_core.runner import RunSnapshot
+from ui import widgets
+
+
+def progress_values(snap: RunSnapshot) -> list[tuple[str, str]]:
+    """The headline numbers of a run in progress."""
+    branches = snap.branches
+    done = sum(1 for b in branches if b.get("status") in ("completed", "skipped", "failed"))
+    used = sum(int(b.get("iteration_count") or 0) for b in branches)
+    allocated = sum(int(b.get("allocated_iterations") or 0) for b in branches)
+    tokens = snap.costs.tokens_in + snap.costs.tokens_out
+    return [
+        ("Branches done", f"{done} / {len(branches)}" if branches else "–"),
+        ("Iterations", f"{used} / {allocated}" if allocated else str(used)),
+        ("Findings", str(len(snap.findings))),
+        ("Sources", str(len({s.get("id") for s in snap.sources}))),
+        ("Tokens", f"{tokens:,}"),
+        ("Cost", widgets.format_cost(snap.costs.total_usd)),
+    ]
+
+
+def activity_line(snap: RunSnapshot) -> str:
+    """What the run is doing right now, from its latest event or log entry."""
+    if snap.events:
+        event = snap.events[-1]
+        kind = str(event.get("type", "")).replace("_", " ")
+        branch = event.get("branch")
+        iteration = event.get("iteration")
+        where = f" · {branch}" if branch else ""
+        where += f" · iteration {iteration}" if iteration else ""
+        return f"{kind}{where}"
+    if snap.log:
+        return str(snap.log[-1].get("message") or "")
+    return "starting"
+
+
+def _log_frame(log: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "time": (e.get("timestamp") or "")[11:19],
+                "step": e.get("node"),
+                "branch": e.get("branch") or "",
+                "kind": e.get("kind"),
+                "message": e.get("message"),
+                "reasoning": e.get("reasoning") or "",
+            }
+            for e in log
+        ],
+        columns=["time", "step", "branch", "kind", "message", "reasoning"],
+    )
+
+
+def run_panel(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
+    """Metrics, the tree, warnings, and tabs with branches, charts and the log."""
+    widgets.totals_row(progress_values(snap))
+    widgets.show_warnings(snap.warnings)
+    if snap.branches:
+        st.plotly_chart(
+            widgets.tree_figure(snap.question, snap.branches),
+            key=f"{key_prefix}_tree",
+            config={"displaylogo": False, "displayModeBar": False},
+        )
+        widgets.tree_legend()
+    else:
+        st.caption("The research tree appears once the plan is approved.")
+
+    numbers = widgets.branch_numbers(snap.branches)
+    numbering = widgets.citation_numbering(snap.branches)
+    sources_by_id = {s["id"]: s for s in snap.sources if s.get("id")}
+    findings: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for f in snap.findings:
+        findings[f.get("sub_question_id")].append(f)
+
+    branches_tab, charts_tab, log_tab = st.tabs(["Branches", "Budget and cost", "Log"])
+    with branches_tab:
+        if not snap.branches:
+            st.caption("No branches yet.")
+        for b in snap.branches:
+            widgets.branch_details(
+                b,
+                numbers.get(b["id"], b["id"]),
+                findings.get(b["id"], []),
+                sources_by_id,
+                numbering,
+                snap.log,
+                expanded=b.get("status") == "researching",
+            )
+    with charts_tab:
+        widgets.run_charts(snap.branches, snap.costs.entries, key_prefix)
+    with log_tab:
+        if snap.log:
+            st.dataframe(_log_frame(snap.log), hide_index=True, width="stretch", height=320)
+        else:
+            st.caption("Nothing logged yet.")

@@ -1,0 +1,280 @@
+"""Process-wide services of the workbench: the runner, the document library, reachability checks.
+
+A `Runner` is cached per server process (keyed by database path, LLM settings, pricing and a
+fingerprint of the API key), so a run belongs to the server, not to a browser tab: closing the
+tab does not stop it and any session can reopen it. Every runner ever created in this process is
+remembered, so "is this run being driven right now?" has one answer whichever settings a session
+uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from research_core.runner import Runner
+from research_core.store import default_db_path
+from ui.settings_store import AppSettings, load_settings
+
+logger = logging.getLogger(__name__)
+
+SESSION_API_KEY = "session_api_key"
+LLM_CHECK_TIMEOUT_S = 3.0
+
+
+# ---- paths and settings ---------------------------------------------------------------------
+
+
+def db_path() -> Path:
+    """The database file: `$ARBOR_DB`, else ./data/arbor.db (absolute)."""
+    return default_db_path().resolve()
+
+
+def app_settings() -> AppSettings:
+    """The current settings (defaults, environment, saved file)."""
+    return load_settings(db_path())
+
+
+def _secret_key() -> str | None:
+    try:
+        value = st.secrets.get("OPENAI_API_KEY")
+    except Exception:  # no secrets file, or an unreadable one
+        return None
+    return str(value) if value else None
+
+
+def resolve_api_key() -> tuple[str | None, str]:
+    """The API key and where it comes from: this session, secrets.toml, the environment, or nowhere."""
+    session_key = st.session_state.get(SESSION_API_KEY)
+    if session_key:
+        return str(session_key), "this session"
+    secret = _secret_key()
+    if secret:
+        return secret, ".streamlit/secrets.toml"
+    env = os.environ.get("OPENAI_API_KEY")
+    if env:
+        return env, "environment (OPENAI_API_KEY)"
+    return None, "not set"
+
+
+def _fingerprint(secret: str | None) -> str:
+    return hashlib.sha256((secret or "").encode()).hexdigest()[:16]
+
+
+# ---- progress of the embedded model and other slow starts ------------------------------------
+
+
+@dataclass
+class ProgressFeed:
+    """Progress messages from the engine (embedded model assembly and start), newest last."""
+
+    messages: deque[tuple[float, str]] = field(default_factory=lambda: deque(maxlen=50))
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def append(self, message: str) -> None:
+        """Record one message (called from the runner's threads)."""
+        with self._lock:
+            self.messages.append((time.time(), message))
+
+    def since(self, t: float) -> list[str]:
+        """Messages recorded after time `t`."""
+        with self._lock:
+            return [m for ts, m in self.messages if ts >= t]
+
+
+def timestamp(iso: str | None) -> float:
+    """Seconds since the epoch of an ISO timestamp (0 when missing or unreadable)."""
+    if not iso:
+        return 0.0
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return 0.0
+
+
+@st.cache_resource(show_spinner=False)
+def progress_feed() -> ProgressFeed:
+    """The process-wide progress feed."""
+    return ProgressFeed()
+
+
+@st.cache_resource(show_spinner=False)
+def _all_runners() -> weakref.WeakSet[Runner]:
+    return weakref.WeakSet()
+
+
+# ---- the runner ------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _runner(db: str, llm_json: str, pricing_json: str, key_fingerprint: str, _api_key: str | None) -> Runner:
+    from research_core.configuration import LLMSettings
+
+    pricing = {k: (float(v[0]), float(v[1])) for k, v in json.loads(pricing_json).items()}
+    runner = Runner(
+        db,
+        llm_settings=LLMSettings.model_validate_json(llm_json),
+        api_key=_api_key,
+        pricing=pricing,
+        progress=progress_feed().append,
+    )
+    _all_runners().add(runner)
+    return runner
+
+
+def get_runner(settings: AppSettings | None = None) -> Runner:
+    """The runner of this server process for the current database, settings and key."""
+    settings = settings or app_settings()
+    key, _source = resolve_api_key()
+    return _runner(
+        str(db_path()),
+        settings.llm_settings().model_dump_json(),
+        json.dumps(settings.pricing, sort_keys=True),
+        _fingerprint(key),
+        key,
+    )
+
+
+def run_is_active(run_id: str) -> bool:
+    """True while any runner of this process drives the run."""
+    return any(r.is_active(run_id) for r in list(_all_runners()))
+
+
+# ---- the document library (written alongside the app; optional until it lands) --------------
+
+
+def library_module() -> Any | None:
+    """The `research_core.search.library` module, or None if this installation lacks it."""
+    try:
+        from research_core.search import library
+    except ImportError:
+        return None
+    return library
+
+
+def get_library() -> Any | None:
+    """A DocumentLibrary on the current database, or None if unavailable."""
+    module = library_module()
+    if module is None:
+        return None
+    return module.DocumentLibrary(db_path())
+
+
+# ---- reachability -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reachability:
+    """Whether a service answered, and a one-line message for the user."""
+
+    ok: bool
+    message: str
+
+
+def check_llm_endpoint(base_url: str, api_key: str | None, timeout_s: float = LLM_CHECK_TIMEOUT_S) -> Reachability:
+    """GET {base_url}/models with a short timeout."""
+    url = base_url.rstrip("/") + "/models"
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            body = json.loads(response.read(200_000) or b"{}")
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            return Reachability(False, f"The endpoint refused the API key (HTTP {exc.code}). Check the key.")
+        return Reachability(False, f"The endpoint answered HTTP {exc.code}.")
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return Reachability(False, f"Unreachable: {reason}.")
+    except ValueError:
+        return Reachability(True, "Reachable (the model list was not JSON).")
+    models = [m.get("id") for m in body.get("data", []) if isinstance(m, dict)] if isinstance(body, dict) else []
+    shown = ", ".join(str(m) for m in models[:5]) or "no models listed"
+    return Reachability(True, f"Reachable; models: {shown}.")
+
+
+def check_embedded_model() -> Reachability:
+    """Whether the embedded model is installed (it starts on the first run that needs it)."""
+    try:
+        from research_core import local_model
+    except ImportError:
+        return Reachability(False, "The embedded model support is not installed. Run `bash scripts/setup.sh`.")
+    server = getattr(local_model, "_shared_server", None)
+    if server is not None and server.is_running():
+        return Reachability(True, f"Running at {server.base_url}.")
+    try:
+        local_model.installed_part_paths()
+    except local_model.LocalModelError as exc:
+        return Reachability(False, exc.user_message)
+    return Reachability(True, "Installed; it starts on the first run (the first start takes a minute or two).")
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def cached_llm_check(provider: str, base_url: str | None, key_fingerprint: str, _api_key: str | None) -> Reachability:
+    """The LLM check, cached for 30 seconds per endpoint and key."""
+    if provider == "local":
+        return check_embedded_model()
+    return check_llm_endpoint(base_url or "https://api.openai.com/v1", _api_key)
+
+
+def llm_status(settings: AppSettings) -> Reachability:
+    """The (cached) reachability of the configured LLM."""
+    key, _ = resolve_api_key()
+    return cached_llm_check(settings.provider, settings.base_url, _fingerprint(key), key)
+
+
+def registry_module() -> Any | None:
+    """The `research_core.search.registry` module, or None if this installation lacks it."""
+    try:
+        from research_core.search import registry
+    except ImportError:
+        return None
+    return registry
+
+
+@st.cache_data(ttl=60, show_spinner=False)
+def cached_search_check(names: tuple[str, ...], db: str) -> dict[str, Reachability]:
+    """Reachability of each search backend, cached for a minute."""
+    registry = registry_module()
+    if registry is None:
+        return {n: Reachability(False, "Search backends are not available in this installation.") for n in names}
+    out: dict[str, Reachability] = {}
+    for name in names:
+        try:
+            backends = registry.build_backends([name], Path(db))
+            if not backends:
+                out[name] = Reachability(False, "Unknown backend.")
+                continue
+            ok, message = registry.check_backend(backends[0])
+            if message == getattr(registry, "EMPTY_LIBRARY_MESSAGE", None):
+                message = "Empty: add documents on the Library page."
+            out[name] = Reachability(bool(ok), str(message)[:1].upper() + str(message)[1:])
+        except Exception as exc:  # a backend that cannot even be built is simply unreachable
+            out[name] = Reachability(False, getattr(exc, "user_message", None) or str(exc))
+    return out
+
+
+def search_status(names: list[str]) -> dict[str, Reachability]:
+    """The (cached) reachability of the given search backends."""
+    return cached_search_check(tuple(names), str(db_path()))
+
+
+def clear_checks() -> None:
+    """Forget cached reachability results (the Settings page's re-check)."""
+    cached_llm_check.clear()
+    cached_search_check.clear()

@@ -1,0 +1,489 @@
+"""Widgets shared by the pages: status badges, the research tree, branch details, charts, totals.
+
+Everything that came from the web or from the LLM reading the web (titles, snippets, findings,
+syntheses, questions the LLM proposed) is untrusted: plain text goes through `escape_markdown`,
+the LLM's Markdown through `clean_llm_markdown`, and only absolute http(s) URLs become links.
+No widget here uses `unsafe_allow_html`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from research_core.citations import global_numbering, markers_to_numbered
+from research_core.plan import section_numbers
+
+try:
+    from research_core.sanitize import clean_llm_markdown, escape_markdown, safe_link
+except ImportError:  # the sanitising helpers ship with the engine; keep the UI safe without them
+    import re as _re
+
+    def escape_markdown(text: str) -> str:
+        """Fallback: escape Markdown and HTML specials in one line of text."""
+        collapsed = " ".join(str(text).split())
+        return _re.sub(r"([\\`*_\[\]|~#])", r"\\\1", collapsed).replace("<", "&lt;").replace(">", "&gt;")
+
+    def clean_llm_markdown(md: str) -> str:
+        """Fallback: show the LLM's Markdown as escaped text, line by line."""
+        return "\n\n".join(escape_markdown(line) for line in str(md).splitlines() if line.strip())
+
+    def safe_link(url: str) -> str | None:
+        """Fallback: only plain http(s) URLs without spaces or brackets."""
+        ok = _re.match(r"^https?://[^\s<>()\[\]\"']+$", str(url).strip())
+        return str(url).strip() if ok else None
+
+
+RUN_STATUS: dict[str, tuple[str, str, str]] = {
+    # status: (label, badge colour, icon)
+    "created": ("Starting", "gray", ":material/hourglass_empty:"),
+    "running": ("Running", "blue", ":material/autorenew:"),
+    "awaiting_review": ("Plan ready for review", "violet", ":material/rate_review:"),
+    "awaiting_step": ("Paused after a branch", "orange", ":material/pause_circle:"),
+    "completed": ("Completed", "green", ":material/check_circle:"),
+    "completed_with_fallback": ("Completed with fallback report", "orange", ":material/check_circle:"),
+    "failed": ("Failed", "red", ":material/error:"),
+    "interrupted": ("Interrupted", "orange", ":material/pause:"),
+    "cancelled": ("Cancelled", "gray", ":material/cancel:"),
+}
+
+BRANCH_COLORS: dict[str, str] = {
+    "pending": "#D5DCD8",
+    "researching": "#E9B949",
+    "completed": "#3C8D73",
+    "skipped": "#F1F1EE",
+    "failed": "#C8553D",
+}
+BRANCH_ICONS: dict[str, str] = {
+    "pending": ":material/radio_button_unchecked:",
+    "researching": ":material/progress_activity:",
+    "completed": ":material/check_circle:",
+    "skipped": ":material/block:",
+    "failed": ":material/error:",
+}
+ROOT_COLOR = "#1F3A33"
+CHART_COLORS = ["#3C8D73", "#9BC4B4", "#E9B949", "#C8553D"]
+
+
+# ---- text ---------------------------------------------------------------------------------------
+
+
+def esc(text: Any) -> str:
+    """Untrusted text as one literal line of Markdown."""
+    return escape_markdown("" if text is None else str(text))
+
+
+def clean_md(text: str | None, top_heading: int = 4) -> str:
+    """The LLM's Markdown with anything that could act on the reader removed.
+
+    Its headings are shifted so the largest becomes level `top_heading`, below the page's own.
+    """
+    return demote_headings(clean_llm_markdown(text or ""), top_heading)
+
+
+_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def demote_headings(md: str, top: int = 4) -> str:
+    """Shift ATX headings (outside code fences) so the largest one is level `top` (at most 6)."""
+    lines = md.split("\n")
+    fence: str | None = None
+    levels = []
+    for line in lines:
+        f = _FENCE.match(line)
+        if f:
+            fence = None if fence and f.group(1).startswith(fence) else (fence or f.group(1)[0] * 3)
+            continue
+        m = _HEADING.match(line) if fence is None else None
+        if m:
+            levels.append(len(m.group(2)))
+    if not levels:
+        return md
+    shift = max(0, top - min(levels))
+    out = []
+    fence = None
+    for line in lines:
+        f = _FENCE.match(line)
+        if f:
+            fence = None if fence and f.group(1).startswith(fence) else (fence or f.group(1)[0] * 3)
+            out.append(line)
+            continue
+        m = _HEADING.match(line) if fence is None else None
+        if m and shift:
+            level = min(6, len(m.group(2)) + shift)
+            line = m.group(1) + "#" * level + line[m.end() :]
+        out.append(line)
+    return "\n".join(out)
+
+
+def shorten(text: str, width: int = 80) -> str:
+    """`text` on one line, cut at a word boundary to at most `width` characters."""
+    return textwrap.shorten(" ".join(str(text).split()), width=width, placeholder=" …")
+
+
+def source_link(title: str, url: str, fallback: str = "source") -> str:
+    """A Markdown link for an http(s) source, otherwise its escaped title and location as text."""
+    label = esc(shorten(title or "", 90)) or esc(fallback)
+    link = safe_link(url or "")
+    if link:
+        return f"[{label}](<{link}>)"
+    location = esc(shorten(url or "", 90))
+    return f"{label} ({location})" if location else label
+
+
+def plural(count: int, word: str) -> str:
+    """`1 iteration`, `2 iterations`."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def format_time(timestamp: str | None) -> str:
+    """An ISO timestamp as `YYYY-MM-DD HH:MM` (UTC), or an empty string."""
+    if not timestamp:
+        return ""
+    try:
+        return datetime.fromisoformat(timestamp).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return str(timestamp)[:16]
+
+
+def format_cost(usd: float | None) -> str:
+    """Dollars with enough digits for small runs."""
+    if usd is None:
+        return "–"
+    if usd == 0:
+        return "$0"
+    if usd < 0.001:
+        return "<$0.001"
+    return f"${usd:.3f}" if usd < 1 else f"${usd:.2f}"
+
+
+def format_duration(seconds: float | None) -> str:
+    """Seconds as `42 s`, `3 min 5 s` or `1 h 2 min`."""
+    if seconds is None:
+        return "–"
+    s = round(seconds)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s // 3600} h {(s % 3600) // 60} min"
+
+
+# ---- status ---------------------------------------------------------------------------------------
+
+
+def status_label(status: str) -> str:
+    """The human label of a run status."""
+    return RUN_STATUS.get(status, (status.replace("_", " ").capitalize(), "gray", ""))[0]
+
+
+def status_badge(status: str) -> None:
+    """A coloured badge for a run status."""
+    label, color, icon = RUN_STATUS.get(status, (status, "gray", ""))
+    st.badge(label, color=color, icon=icon or None)  # type: ignore[arg-type]
+
+
+def show_warnings(warnings: Iterable[str]) -> None:
+    """Each distinct warning once."""
+    for warning in dict.fromkeys(w for w in warnings if w):
+        st.warning(esc(warning), icon=":material/warning:")
+
+
+# ---- numbering and citations ---------------------------------------------------------------------
+
+
+def branch_numbers(branches: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Tree numbering (1, 1.1, 2 …) of branches given in tree order."""
+    by_id = {b["id"]: dict(b) for b in branches}
+    return section_numbers(by_id, [b["id"] for b in branches])
+
+
+def citation_numbering(branches: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The global [n] numbering of the sources cited by the branch syntheses, in tree order."""
+    return global_numbering(b.get("synthesis") or "" for b in branches)
+
+
+# ---- the research tree ------------------------------------------------------------------------------
+
+
+def _wrap_label(text: str, width: int = 28, lines: int = 3) -> str:
+    wrapped = textwrap.wrap(" ".join(text.split()), width=width)[:lines]
+    if len(textwrap.wrap(" ".join(text.split()), width=width)) > lines and wrapped:
+        wrapped[-1] = wrapped[-1].rstrip(" .,;:") + " …"
+    return "<br>".join(html.escape(line) for line in wrapped)
+
+
+def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figure:
+    """An icicle of question -> branches (-> children), coloured by branch status."""
+    numbers = branch_numbers(branches)
+    known = {b["id"] for b in branches}
+    ids = ["__question__"]
+    parents = [""]
+    labels = [f"<b>{_wrap_label(question, 90, 2)}</b>"]
+    colors = [ROOT_COLOR]
+    hovers = [html.escape(shorten(question, 200))]
+    depth = 0
+    for b in branches:
+        parent = b.get("parent_id") if b.get("parent_id") in known else "__question__"
+        status = b.get("status") or "pending"
+        number = numbers.get(b["id"], "")
+        ids.append(b["id"])
+        parents.append(parent)
+        labels.append(f"<b>{html.escape(number)}</b> {_wrap_label(b.get('question_text') or '')}")
+        colors.append(BRANCH_COLORS.get(status, BRANCH_COLORS["pending"]))
+        used = int(b.get("iteration_count") or 0)
+        allocated = int(b.get("allocated_iterations") or 0)
+        hovers.append(
+            f"{html.escape(number)} · {html.escape(status)} · priority {float(b.get('priority') or 0):.2f}"
+            f"<br>iterations {used}/{allocated}<br>{html.escape(shorten(b.get('question_text') or '', 120))}"
+        )
+        depth = max(depth, int(b.get("depth") or 0))
+    figure = go.Figure(
+        go.Icicle(
+            ids=ids,
+            labels=labels,
+            parents=parents,
+            marker={"colors": colors, "line": {"color": "#FFFFFF", "width": 2}},
+            leaf={"opacity": 1.0},
+            tiling={"orientation": "v"},
+            customdata=hovers,
+            hovertemplate="%{customdata}<extra></extra>",
+            textinfo="label",
+            insidetextfont={"size": 13},
+            root={"color": ROOT_COLOR},
+            sort=False,
+        )
+    )
+    figure.update_layout(margin={"t": 4, "l": 4, "r": 4, "b": 4}, height=150 + 110 * (depth + 1))
+    return figure
+
+
+def tree_legend() -> None:
+    """The status colours of the tree, as badges."""
+    colors = {"pending": "gray", "researching": "orange", "completed": "green", "skipped": "gray", "failed": "red"}
+    with st.container(horizontal=True, gap="small"):
+        for status, color in colors.items():
+            st.badge(status.capitalize(), color=color, icon=BRANCH_ICONS[status])  # type: ignore[arg-type]
+
+
+# ---- one branch ---------------------------------------------------------------------------------------
+
+
+def findings_markdown(
+    findings: Sequence[Mapping[str, Any]],
+    sources_by_id: Mapping[str, Mapping[str, Any]],
+    numbering: Mapping[str, int],
+) -> str:
+    """Findings as a Markdown list with confidence and their sources as links."""
+    lines = []
+    for f in findings:
+        refs = []
+        for sid in f.get("source_ids") or []:
+            source = sources_by_id.get(sid)
+            if source is None:
+                continue
+            number = numbering.get(sid)
+            prefix = f"[{number}] " if number else ""
+            refs.append(prefix + source_link(source.get("title") or "", source.get("url") or ""))
+        confidence = float(f.get("confidence") or 0)
+        line = f"- **{confidence:.2f}** · {esc(f.get('text'))}"
+        if refs:
+            line += "  \n  " + " · ".join(refs)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def cited_sources_markdown(
+    text: str, sources_by_id: Mapping[str, Mapping[str, Any]], numbering: Mapping[str, int]
+) -> str:
+    """The sources a synthesis cites, as a numbered Markdown list."""
+    from research_core.citations import cited_source_ids
+
+    cited = sorted((sid for sid in cited_source_ids(text) if sid in numbering), key=numbering.__getitem__)
+    lines = []
+    for sid in cited:
+        source = sources_by_id.get(sid)
+        if source is not None:
+            lines.append(f"\\[{numbering[sid]}\\] {source_link(source.get('title') or '', source.get('url') or '')}")
+    return "  \n".join(lines)
+
+
+def reasoning_timeline(entries: Sequence[Mapping[str, Any]]) -> None:
+    """Log entries with the model's reasoning, oldest first, as a compact timeline."""
+    shown = [e for e in entries if e.get("reasoning") or e.get("kind") in ("fallback", "warning", "budget")]
+    if not shown:
+        st.caption("No reasoning notes yet.")
+        return
+    for e in shown:
+        when = (e.get("timestamp") or "")[11:19]
+        st.markdown(f"`{esc(when)}` **{esc(e.get('node'))}** · {esc(e.get('message'))}")
+        if e.get("reasoning"):
+            st.caption(esc(e.get("reasoning")))
+
+
+def branch_details(
+    branch: Mapping[str, Any],
+    number: str,
+    findings: Sequence[Mapping[str, Any]],
+    sources_by_id: Mapping[str, Mapping[str, Any]],
+    numbering: Mapping[str, int],
+    log: Sequence[Mapping[str, Any]],
+    *,
+    expanded: bool = False,
+) -> None:
+    """One branch in an expander: budget, findings with sources, synthesis and reasoning notes."""
+    status = branch.get("status") or "pending"
+    label = f"{number} · {shorten(branch.get('question_text') or '', 100)}"
+    with st.expander(esc(label), expanded=expanded, icon=BRANCH_ICONS.get(status)):
+        used = int(branch.get("iteration_count") or 0)
+        allocated = int(branch.get("allocated_iterations") or 0)
+        c1, c2, c3, c4 = st.columns(4)
+        c1.metric("Status", status.capitalize())
+        c2.metric("Iterations", f"{used} / {allocated}" if allocated else str(used))
+        c3.metric("Priority", f"{float(branch.get('priority') or 0):.2f}")
+        confidence = branch.get("confidence")
+        c4.metric("Confidence", f"{float(confidence):.2f}" if confidence is not None else "–")
+        if allocated:
+            st.progress(min(1.0, used / allocated))
+        if branch.get("stop_reason"):
+            st.caption(f"Stopped: {esc(branch.get('stop_reason'))}")
+        synthesis = branch.get("synthesis")
+        if synthesis:
+            st.markdown("**Answer**")
+            st.markdown(clean_md(markers_to_numbered(synthesis, numbering)))
+            cited = cited_sources_markdown(synthesis, sources_by_id, numbering)
+            if cited:
+                st.markdown(cited)
+        st.markdown(f"**Findings** ({len(findings)})")
+        if findings:
+            st.markdown(findings_markdown(findings, sources_by_id, numbering))
+        else:
+            st.caption("No findings yet.")
+        st.markdown("**Reasoning notes**")
+        reasoning_timeline([e for e in log if e.get("branch") == branch.get("id")])
+
+
+# ---- charts ----------------------------------------------------------------------------------------------
+
+
+def _bar_layout(figure: go.Figure, title: str, height: int = 300) -> go.Figure:
+    figure.update_layout(
+        title={"text": title, "font": {"size": 14}},
+        barmode="group",
+        height=height,
+        margin={"t": 40, "l": 8, "r": 8, "b": 8},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return figure
+
+
+def iterations_figure(branches: Sequence[Mapping[str, Any]]) -> go.Figure:
+    """Iterations allocated vs used per branch."""
+    numbers = branch_numbers(branches)
+    x = [numbers.get(b["id"], b["id"]) for b in branches]
+    hover = [html.escape(shorten(b.get("question_text") or "", 80)) for b in branches]
+    figure = go.Figure(
+        [
+            go.Bar(
+                name="allocated",
+                x=x,
+                y=[int(b.get("allocated_iterations") or 0) for b in branches],
+                marker_color=CHART_COLORS[1],
+                customdata=hover,
+                hovertemplate="%{customdata}<br>allocated %{y}<extra></extra>",
+            ),
+            go.Bar(
+                name="used",
+                x=x,
+                y=[int(b.get("iteration_count") or 0) for b in branches],
+                marker_color=CHART_COLORS[0],
+                customdata=hover,
+                hovertemplate="%{customdata}<br>used %{y}<extra></extra>",
+            ),
+        ]
+    )
+    figure.update_xaxes(type="category", title="branch")
+    return _bar_layout(figure, "Iterations per branch")
+
+
+def usage_by(entries: Iterable[Any], key: str, labels: Mapping[str, str] | None = None) -> dict[str, dict[str, float]]:
+    """Cost and tokens per `key` ("branch" or "node") from cost entries (dicts or CostEntry)."""
+    out: dict[str, dict[str, float]] = defaultdict(lambda: {"cost": 0.0, "tokens_in": 0.0, "tokens_out": 0.0})
+    for entry in entries:
+        e = entry if isinstance(entry, Mapping) else entry.model_dump()
+        name = e.get(key) or ("run" if key == "branch" else "other")
+        name = (labels or {}).get(name, name)
+        out[name]["cost"] += float(e.get("cost_usd") or 0)
+        out[name]["tokens_in"] += float(e.get("tokens_in") or 0)
+        out[name]["tokens_out"] += float(e.get("tokens_out") or 0)
+    return dict(out)
+
+
+def usage_figure(usage: Mapping[str, Mapping[str, float]], title: str) -> go.Figure:
+    """Tokens (stacked in/out, left axis) and cost (right axis) per group."""
+    names = list(usage)
+    figure = go.Figure(
+        [
+            go.Bar(name="tokens in", x=names, y=[usage[n]["tokens_in"] for n in names], marker_color=CHART_COLORS[1]),
+            go.Bar(name="tokens out", x=names, y=[usage[n]["tokens_out"] for n in names], marker_color=CHART_COLORS[0]),
+            go.Scatter(
+                name="cost (USD)",
+                x=names,
+                y=[usage[n]["cost"] for n in names],
+                yaxis="y2",
+                mode="markers+lines",
+                marker={"color": CHART_COLORS[3], "size": 9},
+            ),
+        ]
+    )
+    _bar_layout(figure, title)
+    figure.update_layout(
+        barmode="stack",
+        yaxis={"title": "tokens"},
+        yaxis2={"title": "USD", "overlaying": "y", "side": "right", "rangemode": "tozero", "showgrid": False},
+    )
+    figure.update_xaxes(type="category")
+    return figure
+
+
+def run_charts(branches: Sequence[Mapping[str, Any]], cost_entries: Iterable[Any], key_prefix: str) -> None:
+    """Iterations per branch, and cost and tokens per branch and per node."""
+    entries = list(cost_entries)
+    numbers = branch_numbers(branches)
+    if branches:
+        st.plotly_chart(iterations_figure(branches), key=f"{key_prefix}_iterations", config={"displaylogo": False})
+    if not entries:
+        st.caption("No LLM calls recorded yet.")
+        return
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(
+            usage_figure(usage_by(entries, "branch", numbers), "Cost and tokens per branch"),
+            key=f"{key_prefix}_by_branch",
+            config={"displaylogo": False},
+        )
+    with right:
+        st.plotly_chart(
+            usage_figure(usage_by(entries, "node"), "Cost and tokens per step"),
+            key=f"{key_prefix}_by_node",
+            config={"displaylogo": False},
+        )
+
+
+# ---- totals --------------------------------------------------------------------------------------------
+
+
+def totals_row(values: Sequence[tuple[str, str]]) -> None:
+    """A row of bordered metrics."""
+    cols = st.columns(len(values))
+    for col, (label, value) in zip(cols, values, strict=True):
+        col.metric(label, value, border=True)
