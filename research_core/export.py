@@ -531,15 +531,24 @@ def to_html(result: RunResult) -> str:
 # ---- JSON and the download helper ------------------------------------------------------
 
 
+def _html_safe(json_text: str) -> str:
+    """Escape <, > and & as \\u003c, \\u003e and \\u0026 (they only occur inside JSON strings).
+
+    The data parses back unchanged, but web text such as `<script>` never appears as markup in
+    the file, so a viewer that pastes the JSON into a page cannot be made to run it.
+    """
+    return json_text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 def to_json(result: RunResult) -> str:
-    """The RunResult as indented JSON, with anything that looks like an API key redacted."""
-    return redact_result(result).model_dump_json(indent=2)
+    """The RunResult as indented, HTML-safe JSON, with anything that looks like an API key redacted."""
+    return _html_safe(redact_result(result).model_dump_json(indent=2))
 
 
 def to_jsonl(result: RunResult) -> str:
-    """The run's execution log (decisions with the model's reasoning), one JSON object per line."""
+    """The run's execution log (decisions with the model's reasoning), one HTML-safe JSON object per line."""
     redacted = redact_result(result)
-    lines = [entry.model_dump_json() for entry in redacted.log]
+    lines = [_html_safe(entry.model_dump_json()) for entry in redacted.log]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
