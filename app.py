@@ -10,6 +10,7 @@ import logging
 
 import streamlit as st
 
+from research_core.runner import RunSnapshot
 from ui import services, state
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, shorten, status_badge
@@ -53,7 +54,7 @@ def sidebar_providers() -> None:
 
 
 def sidebar_current_run() -> None:
-    """The run this session is looking at, with a link to it."""
+    """The run this session is looking at, with a link to it (kept fresh while it works)."""
     run_id = state.current_run_id()
     if not run_id:
         return
@@ -61,6 +62,24 @@ def sidebar_current_run() -> None:
         snap = services.get_runner().snapshot(run_id)
     except Exception:  # a deleted run, or a database being replaced: just leave it out
         return
+    if snap.status in ("created", "running") or services.run_is_active(run_id):
+        live_run_card(run_id)
+    else:
+        run_card(snap)
+
+
+@st.fragment(run_every=2.0)
+def live_run_card(run_id: str) -> None:
+    """The run card, redrawn every two seconds while the run works."""
+    try:
+        run_card(services.get_runner().snapshot(run_id))
+    except Exception:  # the run was deleted meanwhile
+        return
+
+
+def run_card(snap: RunSnapshot) -> None:
+    """Question, status and a link to the page that fits the status."""
+    run_id = snap.run_id
     st.markdown("**Current run**")
     st.caption(esc(shorten(snap.question, 90)))
     status_badge(snap.status)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from ui import report_view, services, state, widgets
@@ -30,21 +31,32 @@ def label(run_id: str) -> str:
 
 
 state.init_state({"compare_left": ids[1], "compare_right": ids[0]})
+for key in ("compare_left", "compare_right"):
+    if st.session_state[key] not in by_id:
+        st.session_state[key] = ids[0]
+pick_left, pick_right = st.columns(2, gap="large")
+left_id = pick_left.selectbox("Left", ids, format_func=label, key="compare_left")
+right_id = pick_right.selectbox("Right", ids, format_func=label, key="compare_right")
+left, right = runner.result(left_id), runner.result(right_id)
+if left is None or right is None:
+    st.info("One of these runs has no stored report; pick another.", icon=":material/info:")
+    st.stop()
+
+rows = [
+    ("Mode", left.mode, right.mode),
+    ("Status", widgets.status_label(left.status), widgets.status_label(right.status)),
+]
+rows += [(name, a, b) for (name, a), (_, b) in zip(report_view.totals(left), report_view.totals(right), strict=True)]
+st.dataframe(
+    pd.DataFrame(rows, columns=["", "left", "right"]),
+    hide_index=True,
+    width="stretch",
+    key="compare_totals",
+)
+
 left_col, right_col = st.columns(2, gap="large")
-for col, key in ((left_col, "compare_left"), (right_col, "compare_right")):
+for col, key, result in ((left_col, "left", left), (right_col, "right", right)):
     with col:
-        if st.session_state[key] not in by_id:
-            st.session_state[key] = ids[0]
-        run_id = st.selectbox("Run", ids, format_func=label, key=key)
-        result = runner.result(run_id)
-        if result is None:
-            st.info("This run has no stored report.")
-            continue
         st.markdown(f"#### {esc(result.question)}")
-        with st.container(horizontal=True, gap="small"):
-            widgets.status_badge(result.status)
-            st.badge(result.mode, color="gray")
-        for name, value in report_view.totals(result):
-            st.markdown(f"{name}: **{esc(value)}**")
         with st.container(border=True, height=640):
-            report_view.report(result, key_prefix=key, compact=True)
+            report_view.report(result, key_prefix=f"compare_{key}", compact=True)

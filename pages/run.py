@@ -251,6 +251,7 @@ def live_view(run_id: str) -> None:
 if is_live(snap):
     live_view(run_id)
 else:
+    run_view.overview(snap, key_prefix="run")
     controls(snap)
     st.divider()
-    run_view.run_panel(snap, key_prefix="run")
+    run_view.details(snap, key_prefix="run")

@@ -363,7 +363,8 @@ def test_run_page_shows_tree_branches_costs_and_log(env: dict) -> None:
     assert len(at.get("plotly_chart")) >= 3  # tree, iterations, cost per branch, cost per step
     labels = [e.label for e in at.expander]
     assert any(QUESTION[:20] in label for label in labels)
-    assert {m.label for m in at.metric} >= {"Branches done", "Iterations", "Findings", "Sources", "Tokens", "Cost"}
+    metrics = {m.label for m in at.metric}
+    assert metrics >= {"Branches done", "Iterations", "Findings", "Sources", "Tokens", "Cost (USD)"}
     assert [t.label for t in at.tabs] == ["Branches", "Budget and cost", "Log"]
 
 
@@ -411,7 +412,7 @@ def test_report_page_shows_answer_branches_sources_and_downloads(env: dict) -> N
     assert list(sources.columns) == ["#", "title", "link", "location", "backend", "branch"]
     assert set(sources["backend"]) == {"library"}
     assert sources["link"].isna().all()  # library:// locations are shown, never linked
-    assert {m.label for m in at.metric} >= {"Time", "Iterations", "Findings", "Sources", "Tokens", "Cost"}
+    assert {m.label for m in at.metric} >= {"Time", "Iterations", "Findings", "Sources", "Tokens", "Cost (USD)"}
 
 
 def test_history_lists_runs_opens_and_deletes(env: dict) -> None:
@@ -550,3 +551,18 @@ def test_settings_refuse_an_invalid_base_url(env: dict) -> None:
     button(at, "Save settings").click().run()
     assert "must start with http:// or https://" in texts(at.error)
     assert not (env["db"].parent / "settings.json").exists()
+
+
+def test_a_slow_model_start_shows_its_progress_while_the_plan_is_proposed(env: dict) -> None:
+    from ui.services import progress_feed
+
+    env["scripted"].latency_by_task["decompose"] = 2.0  # the comparison template skips classify
+    at = app()
+    at.text_area(key="nr_question").input(QUESTION).run()
+    button(at, "Propose plan").click().run()
+    progress_feed().append("Assembling the model file (1.1 GB): part 3 of 22")
+    at.run()
+    no_exception(at)
+    assert [s.label for s in at.status] == ["Starting the embedded model…"]
+    assert "part 3 of 22" in texts(at.caption)
+    until(at, lambda a: [t.value for t in a.title] == ["Review plan"])

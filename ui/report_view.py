@@ -34,7 +34,7 @@ def totals(result: RunResult) -> list[tuple[str, str]]:
         ("Findings", str(s.total_findings)),
         ("Sources", str(s.total_sources)),
         ("Tokens", f"{c.tokens_in + c.tokens_out:,}"),
-        ("Cost", widgets.format_cost(c.total_usd)),
+        ("Cost (USD)", widgets.usd_amount(c.total_usd)),
     ]
 
 

@@ -29,7 +29,7 @@ def progress_values(snap: RunSnapshot) -> list[tuple[str, str]]:
         ("Findings", str(len(snap.findings))),
         ("Sources", str(len({s.get("id") for s in snap.sources}))),
         ("Tokens", f"{tokens:,}"),
-        ("Cost", widgets.format_cost(snap.costs.total_usd)),
+        ("Cost (USD)", widgets.usd_amount(snap.costs.total_usd)),
     ]
 
 
@@ -67,6 +67,12 @@ def _log_frame(log: list[dict[str, Any]]) -> pd.DataFrame:
 
 def run_panel(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
     """Metrics, the tree, warnings, and tabs with branches, charts and the log."""
+    overview(snap, key_prefix=key_prefix)
+    details(snap, key_prefix=key_prefix)
+
+
+def overview(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
+    """Metrics, warnings and the research tree."""
     widgets.totals_row(progress_values(snap))
     widgets.show_warnings(snap.warnings)
     if snap.branches:
@@ -79,6 +85,9 @@ def run_panel(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
     else:
         st.caption("The research tree appears once the plan is approved.")
 
+
+def details(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
+    """Tabs: each branch in detail, budget and cost charts, and the log."""
     numbers = widgets.branch_numbers(snap.branches)
     numbering = widgets.citation_numbering(snap.branches)
     sources_by_id = {s["id"]: s for s in snap.sources if s.get("id")}
@@ -98,7 +107,7 @@ def run_panel(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
                 sources_by_id,
                 numbering,
                 snap.log,
-                expanded=b.get("status") == "researching",
+                key=f"{key_prefix}_branch_{b['id']}",
             )
     with charts_tab:
         widgets.run_charts(snap.branches, snap.costs.entries, key_prefix)

@@ -69,7 +69,11 @@ BRANCH_ICONS: dict[str, str] = {
     "skipped": ":material/block:",
     "failed": ":material/error:",
 }
-ROOT_COLOR = "#1F3A33"
+ROOT_COLOR = "#C9D9D1"
+DARK_TEXT = "#1E2A26"
+LIGHT_TEXT = "#FFFFFF"
+# Text on each status colour, for contrast.
+BRANCH_TEXT: dict[str, str] = {"completed": LIGHT_TEXT, "failed": LIGHT_TEXT}
 CHART_COLORS = ["#3C8D73", "#9BC4B4", "#E9B949", "#C8553D"]
 
 
@@ -166,6 +170,15 @@ def format_cost(usd: float | None) -> str:
     return f"${usd:.3f}" if usd < 1 else f"${usd:.2f}"
 
 
+def usd_amount(usd: float | None) -> str:
+    """A dollar amount without the sign, short enough for a metric: `0.0007`, `0.012`, `3.20`."""
+    if usd is None:
+        return "–"
+    if usd < 0.01:
+        return f"{usd:.4f}"
+    return f"{usd:.3f}" if usd < 1 else f"{usd:.2f}"
+
+
 def format_duration(seconds: float | None) -> str:
     """Seconds as `42 s`, `3 min 5 s` or `1 h 2 min`."""
     if seconds is None:
@@ -230,6 +243,7 @@ def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figu
     parents = [""]
     labels = [f"<b>{_wrap_label(question, 90, 2)}</b>"]
     colors = [ROOT_COLOR]
+    text_colors = [DARK_TEXT]
     hovers = [html.escape(shorten(question, 200))]
     depth = 0
     for b in branches:
@@ -240,6 +254,7 @@ def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figu
         parents.append(parent)
         labels.append(f"<b>{html.escape(number)}</b> {_wrap_label(b.get('question_text') or '')}")
         colors.append(BRANCH_COLORS.get(status, BRANCH_COLORS["pending"]))
+        text_colors.append(BRANCH_TEXT.get(status, DARK_TEXT))
         used = int(b.get("iteration_count") or 0)
         allocated = int(b.get("allocated_iterations") or 0)
         hovers.append(
@@ -258,7 +273,9 @@ def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figu
             customdata=hovers,
             hovertemplate="%{customdata}<extra></extra>",
             textinfo="label",
-            insidetextfont={"size": 13},
+            textfont={"size": 13, "color": text_colors},
+            insidetextfont={"size": 13, "color": text_colors},
+            outsidetextfont={"size": 13, "color": text_colors},
             root={"color": ROOT_COLOR},
             sort=False,
         )
@@ -338,22 +355,25 @@ def branch_details(
     numbering: Mapping[str, int],
     log: Sequence[Mapping[str, Any]],
     *,
-    expanded: bool = False,
+    key: str,
 ) -> None:
-    """One branch in an expander: budget, findings with sources, synthesis and reasoning notes."""
+    """One branch in an expander: budget, findings with sources, synthesis and reasoning notes.
+
+    The expander is keyed, so a reader's open or closed choice survives the live view's redraws
+    even when the branch's status (and so its icon) changes.
+    """
     status = branch.get("status") or "pending"
     label = f"{number} · {shorten(branch.get('question_text') or '', 100)}"
-    with st.expander(esc(label), expanded=expanded, icon=BRANCH_ICONS.get(status)):
+    with st.expander(esc(label), icon=BRANCH_ICONS.get(status), key=key):
         used = int(branch.get("iteration_count") or 0)
         allocated = int(branch.get("allocated_iterations") or 0)
-        c1, c2, c3, c4 = st.columns(4)
-        c1.metric("Status", status.capitalize())
-        c2.metric("Iterations", f"{used} / {allocated}" if allocated else str(used))
-        c3.metric("Priority", f"{float(branch.get('priority') or 0):.2f}")
         confidence = branch.get("confidence")
-        c4.metric("Confidence", f"{float(confidence):.2f}" if confidence is not None else "–")
+        facts = [status, f"priority {float(branch.get('priority') or 0):.2f}"]
+        if confidence is not None:
+            facts.append(f"confidence {float(confidence):.2f}")
+        st.caption(" · ".join(facts))
         if allocated:
-            st.progress(min(1.0, used / allocated))
+            st.progress(min(1.0, used / allocated), text=f"{used} of {plural(allocated, 'iteration')}")
         if branch.get("stop_reason"):
             st.caption(f"Stopped: {esc(branch.get('stop_reason'))}")
         synthesis = branch.get("synthesis")
