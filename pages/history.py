@@ -91,9 +91,12 @@ with st.container(border=True):
         st.caption(f"Error: {esc(row['error'])}")
     with st.container(horizontal=True, gap="small"):
         if status in state.FINISHED:
-            open_clicked = st.button("Open report", type="primary", icon=":material/article:", key="history_open")
+            label, icon = "Open report", ":material/article:"
+        elif status == "awaiting_review":
+            label, icon = "Review plan", ":material/rate_review:"
         else:
-            open_clicked = st.button("Open run", type="primary", icon=":material/account_tree:", key="history_open")
+            label, icon = "Open run", ":material/account_tree:"
+        open_clicked = st.button(label, type="primary", icon=icon, key="history_open")
         resume_clicked = False
         if status in state.RESUMABLE and not services.run_is_active(selected):
             resume_clicked = st.button("Resume", icon=":material/replay:", key="history_resume")

@@ -80,9 +80,23 @@ def wait_for_plan(run_id: str) -> None:
 st.title("New research")
 st.caption("Ask a question; Arbor proposes a tree of sub-questions that you can edit before anything is researched.")
 
+
+def stop_waiting() -> None:
+    """Leave the proposal to finish in the background (History lists it) and ask something else."""
+    st.session_state["nr_waiting_run"] = None
+
+
 waiting = st.session_state["nr_waiting_run"]
 if waiting:
     wait_for_plan(waiting)
+    st.button(
+        "Ask another question meanwhile",
+        key="nr_stop_waiting",
+        on_click=stop_waiting,
+        type="tertiary",
+        icon=":material/add:",
+        help="The plan keeps being prepared; find it later under History.",
+    )
     st.stop()
 
 st.text_area(

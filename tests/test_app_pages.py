@@ -566,3 +566,75 @@ def test_a_slow_model_start_shows_its_progress_while_the_plan_is_proposed(env: d
     assert [s.label for s in at.status] == ["Starting the embedded model…"]
     assert "part 3 of 22" in texts(at.caption)
     until(at, lambda a: [t.value for t in a.title] == ["Review plan"])
+
+
+def test_revision_and_drill_down_gates_are_answered_from_the_run_page(env: dict) -> None:
+    scripted = env["scripted"]
+    scripted.script["evaluate_depth"] = [
+        json.dumps(
+            {
+                "depth": "superficial",
+                "reasoning": "only generic facts",
+                "drill_into": ["How does SQLite's write-ahead log behave under load?"],
+            }
+        )
+    ]
+    scripted.script["revise_plan"] = [
+        json.dumps(
+            {
+                "add": [{"question": "What do backups and restores look like for each?", "priority": 0.5}],
+                "drop": [],
+                "reprioritize": {},
+                "reasoning": "backups matter for small teams",
+            }
+        )
+    ]
+    runner = runner_for(env)
+    snap = runner.start(QUESTION, run_config(step_mode=True, auto_approve=True, parallel=1, max_iterations=30))
+    seen: list[str] = []
+    answers = {"step": "Continue", "revision": "Accept", "drill_down": "Research these"}
+    for _ in range(15):
+        if snap.status != "awaiting_step":
+            break
+        kind = snap.pending["kind"]
+        seen.append(kind)
+        at = open_page(app(snap.run_id), "pages/run.py")
+        no_exception(at)
+        heading = {
+            "step": "Paused after a branch",
+            "revision": "Proposed change to the plan",
+            "drill_down": "Go deeper?",
+        }
+        assert heading[kind] in texts(at.subheader)
+        before = json.dumps(snap.pending, sort_keys=True)
+        button(at, answers[kind]).click().run()
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            snap = runner.snapshot(snap.run_id)
+            settled = snap.status in ("completed", "completed_with_fallback", "failed") or (
+                snap.status == "awaiting_step" and json.dumps(snap.pending, sort_keys=True) != before
+            )
+            if settled:
+                break
+            time.sleep(0.1)
+    assert snap.status == "completed", (snap.status, snap.error, seen)
+    assert {"step", "revision", "drill_down"} <= set(seen)
+    questions = [b["question_text"] for b in snap.branches]
+    assert "What do backups and restores look like for each?" in questions
+    assert "How does SQLite's write-ahead log behave under load?" in questions
+
+
+def test_two_sessions_keep_their_own_current_run(env: dict) -> None:
+    first = app()
+    first.text_area(key="nr_question").input(QUESTION).run()
+    button(first, "Propose plan").click().run()
+    until(first, lambda a: [t.value for t in a.title] == ["Review plan"])
+    run_id = first.session_state["current_run_id"]
+    second = app()
+    assert "current_run_id" not in second.session_state or second.session_state["current_run_id"] is None
+    assert "Current run" not in texts(second.sidebar.markdown)
+    assert "There is no plan to review yet" in texts(open_page(second, "pages/review_plan.py").info)
+    history = open_page(second, "pages/history.py")
+    assert list(history.dataframe[0].value["id"]) == [run_id]  # History shows every run
+    reopened = app(run_id)  # a new tab on the run's URL finds it again
+    assert "Current run" in texts(reopened.sidebar.markdown)

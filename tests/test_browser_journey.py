@@ -280,3 +280,24 @@ def test_question_to_report_in_chromium(chromium: Path, app_url: str) -> None:
 
     for name in ("run.png", "report.png"):
         shutil.copyfile(OUTPUT / name, SCREENSHOTS / name)
+
+
+def test_a_page_url_opened_first_after_a_server_start_gets_the_whole_app(chromium: Path, app_url: str) -> None:
+    """Streamlit's legacy pages-folder routing must not bypass app.py (navigation, sidebar, layout)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            page.goto(f"{app_url}/history")
+            expect(page.get_by_role("heading", name="History")).to_be_visible()
+            expect(page.get_by_text("No runs yet.")).to_be_visible()
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar.get_by_text("Providers")).to_be_visible()
+            expect(sidebar.get_by_role("link", name="New research")).to_be_visible()
+            assert sidebar.get_by_role("link", name="app", exact=True).count() == 0
+            _no_exception(page)
+        finally:
+            browser.close()
