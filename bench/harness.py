@@ -269,7 +269,7 @@ def checkpoint_bytes(db: Path, run_id: str) -> dict[str, int]:
 
 
 def machine() -> str:
-    """nproc, CPU model, RAM and Python, for the README."""
+    """nproc, CPU model, RAM, Python and the load average (the machine may be shared), for the README."""
     cpu = platform.processor() or "?"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -284,7 +284,11 @@ def machine() -> str:
         ram = f"{kb / 1024 / 1024:.0f} GB"
     except (OSError, ValueError, IndexError):
         pass
-    return f"{os.cpu_count()} cores, {cpu}, {ram} RAM, Python {platform.python_version()}, {platform.system()}"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"{os.cpu_count()} cores, {cpu}, {ram} RAM, Python {platform.python_version()}, {platform.system()}; "
+        f"load average at start {load}"
+    )
 
 
 __all__ = [

@@ -169,6 +169,41 @@ def run_jitter(branches: int, iterations: int, parallel: int, llm: float, search
     }
 
 
+STAGGERED_PRIORITIES = [1.0, 0.7, 0.4, 0.2]  # with max_iterations=18: 5, 4, 2 and 1 iterations
+
+
+def run_staggered(adaptive: bool, llm: float, search: float) -> dict[str, Any]:
+    """4 branches of 5, 4, 2 and 1 iterations at parallel 4, with the adaptive plan off or on.
+
+    Ideal either way: the longest branch, 5 x (L + S + L) + L, plus the meta call; the plan
+    revisions (one LLM call after each of the first three completed branches) could run beside
+    the research of the branches already under way.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        scripted = ScriptedLLM(script=realistic_script(), latency_s=llm)
+        with timed_llm_server(scripted, Recorder()) as url:
+            runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(search)])
+            config = known_call_graph_config(
+                4, 1, 4, sub_question_max_iterations=6, max_iterations=18, adaptive_plan=adaptive
+            )
+            plan = fixed_plan(QUESTION, 4, STAGGERED_PRIORITIES)
+            started = time.perf_counter()
+            snap = runner.start(QUESTION, config, plan=plan)
+            wall = time.perf_counter() - started
+        assert snap.status == "completed", (snap.status, snap.error)
+    iterations = [b["iteration_count"] for b in snap.branches]
+    revisions = sum(1 for e in snap.costs.entries if e.task == "revise_plan")
+    ideal = max(iterations) * (2 * llm + search) + llm + llm
+    return {
+        "adaptive_plan": adaptive,
+        "iterations": iterations,
+        "revisions": revisions,
+        "wall_s": wall,
+        "ideal_s": ideal,
+        "llm_calls": len(snap.costs.entries),
+    }
+
+
 def main() -> None:
     """Run every scenario and print the table for bench/README.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -209,6 +244,18 @@ def main() -> None:
             print(
                 f"| {n} | {p} | {r['wall_s']:.2f} | {r['ideal_s']:.2f} | {model} | "
                 f"{100 * r['ideal_s'] / r['wall_s']:.1f}% |",
+                flush=True,
+            )
+    if not args.quick:
+        print("\nStaggered branches (5, 4, 2, 1 iterations) at parallel 4, adaptive plan off and on:\n")
+        print("| adaptive_plan | iterations | plan revisions | LLM calls | wall s | ideal s | % of ideal |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for adaptive in (False, True):
+            r = run_staggered(adaptive, llm, search)
+            rows.append({"staggered": True, **r})
+            print(
+                f"| {adaptive} | {r['iterations']} | {r['revisions']} | {r['llm_calls']} | {r['wall_s']:.2f} | "
+                f"{r['ideal_s']:.2f} | {100 * r['ideal_s'] / r['wall_s']:.1f}% |",
                 flush=True,
             )
     if args.json:

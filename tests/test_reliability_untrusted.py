@@ -190,3 +190,95 @@ def test_the_cli_export_of_a_poisoned_run_is_clean_too(tmp_path):
         assert main(["export", snap.run_id, "--format", fmt, "--out", str(out), "--db", str(runner.db_path)]) == 0
         text = out.read_text(encoding="utf-8").lower()
         assert "<script" not in text and "<img" not in text and "<iframe" not in text, fmt
+
+
+# ---- the report in a real browser -----------------------------------------------------
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
+    """Render a poisoned run's Report and Run pages in Chromium: no script runs, nothing loads from evil.example."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        pytest.fail(f"{chromium} is missing; install it with `bash scripts/setup.sh`.")
+    from playwright.sync_api import expect, sync_playwright
+
+    root = Path(__file__).resolve().parent.parent
+    data = tmp_path / "data"
+    runner, snap, _ = run(data, hostile_corpus(), parroting_script())
+    db = runner.db_path
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with serve(ScriptedLLM()) as (llm_url, _):
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARBOR_"))},
+            "ARBOR_DB": str(db),
+            "OPENAI_BASE_URL": llm_url,
+            "OPENAI_API_KEY": "sk-test",
+            "ARBOR_SEARCH": "library",
+            "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
+        }
+        log = (tmp_path / "streamlit.log").open("w")
+        app = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true"],
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.time() + 90
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                assert app.poll() is None and time.time() < deadline, (tmp_path / "streamlit.log").read_text()
+                time.sleep(0.3)
+            dialogs: list[str] = []
+            evil_requests: list[str] = []
+            shown: list[bool] = []
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+                try:
+                    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                    page.set_default_timeout(60_000)
+                    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                    page.on("request", lambda r: evil_requests.append(r.url) if "evil.example" in r.url else None)
+                    for path, heading, text in [
+                        ("report", "Report", "The research answers the question"),
+                        ("run", "Run", "Compare React"),
+                    ]:
+                        page.goto(f"{url}/{path}?run={snap.run_id}")
+                        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+                        expect(page.get_by_text(text).first).to_be_visible()
+                        page.wait_for_timeout(2000)  # let every element and frame settle
+                        assert page.locator("[data-testid='stException']").count() == 0
+                        for frame in page.frames:
+                            assert frame.evaluate("typeof window.__pwned") == "undefined", f"{path}: {frame.url}"
+                        shown.append("__pwned" in "".join(frame.content() for frame in page.frames))
+                finally:
+                    browser.close()
+        finally:
+            app.terminate()
+            try:
+                app.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                app.kill()
+                app.wait()
+            log.close()
+    assert not dialogs, dialogs
+    assert not evil_requests, evil_requests
+    assert any(shown), "the hostile text never reached the pages, so the check proved nothing"
