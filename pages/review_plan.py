@@ -95,7 +95,7 @@ edited = st.data_editor(
             default=0.5,
             width="small",
         ),
-        "rationale": st.column_config.TextColumn("rationale", width="medium"),
+        "rationale": st.column_config.TextColumn("rationale", width=160),
         "parent_id": st.column_config.TextColumn(
             "parent id", help="Id of the sub-question this one refines (empty = top level)", width="small"
         ),
