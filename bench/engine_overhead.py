@@ -175,7 +175,7 @@ def print_run(r: dict[str, Any]) -> None:
         ("engine time, strict (LLM timed at the server)", "engine_strict_s"),
         ("engine time, lenient (LLM timed around the client call)", "engine_lenient_s"),
         ("  of which outside any node (framework + runner)", "outside_nodes_s"),
-        ("  of which in SqliteSaver.put / put_writes", "checkpointer_s"),
+        ("  time inside SqliteSaver.put / put_writes (overlaps calls in flight at parallel > 1)", "checkpointer_s"),
     ]:
         v = r[key]
         print(f"| {name} | {1000 * v:.0f} | {1000 * v / r['steps']:.1f} | {100 * v / r['wall_s']:.2f}% |")
@@ -186,9 +186,53 @@ def print_run(r: dict[str, Any]) -> None:
     kb = 1024
     print(
         f"\nCheckpoint storage for the run: {r['checkpoints']} checkpoint rows, "
-        f"{r['checkpoint_bytes'] / kb:.0f} KiB; {r['writes']} write rows, {r['write_bytes'] / kb:.0f} KiB; "
+        f"{r['checkpoint_bytes'] / kb:.0f} KiB (the largest, the final state, {r['largest_checkpoint_bytes'] / kb:.0f} "
+        f"KiB); {r['writes']} write rows, {r['write_bytes'] / kb:.0f} KiB; "
         f"database files {r['db_bytes'] / kb:.0f} KiB."
     )
+
+
+def client_stack(repeats: int = 30) -> dict[str, float]:
+    """Median ms of one call to the zero-latency stub through each layer of the LLM client stack."""
+    import statistics
+
+    import httpx
+    import openai
+
+    from research_core.configuration import LLMSettings
+    from research_core.llm import LLMClient
+    from research_core.schemas import QueryPlanOutput
+
+    def median_ms(fn: Callable[[], Any]) -> float:
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - started)
+        return 1000 * statistics.median(times)
+
+    user = "<sub_question>What is React?</sub_question>"
+    headers = {"X-Arbor-Task": "plan_queries"}
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": user}]}
+    with timed_llm_server(ScriptedLLM(), Recorder()) as url:
+        http = httpx.Client()
+        sdk = openai.OpenAI(base_url=url, api_key="sk-bench", max_retries=0)
+        llm = LLMClient(LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", max_retries=0))
+        out = {
+            "httpx keep-alive POST": median_ms(
+                lambda: http.post(f"{url}/chat/completions", json=body, headers=headers)
+            ),
+            "OpenAI SDK chat.completions.create": median_ms(
+                lambda: sdk.chat.completions.create(
+                    model="gpt-4o-mini", messages=body["messages"], extra_headers=headers
+                )
+            ),
+            "LLMClient.structured (LangChain ChatOpenAI + validation)": median_ms(
+                lambda: llm.structured("plan_queries", QueryPlanOutput, "system", user, node="bench")
+            ),
+        }
+        http.close()
+    return out
 
 
 def main() -> None:
@@ -243,6 +287,11 @@ def main() -> None:
             None,
         ),
     ]
+    print("\n### One LLM call through the client stack (zero-latency stub, median of 30)\n")
+    print("| layer | ms per call |")
+    print("|---|---:|")
+    for layer, ms in client_stack().items():
+        print(f"| {layer} | {ms:.1f} |")
     results = []
     for label, question, config, plan in runs:
         r = measure(label, question, config, plan, llm, search, inst)

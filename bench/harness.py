@@ -249,12 +249,12 @@ def known_call_graph_config(parallel: int, iterations: int, branches: int, **ext
 
 
 def checkpoint_bytes(db: Path, run_id: str) -> dict[str, int]:
-    """Bytes the run's thread holds in the checkpoints and writes tables, and row counts."""
+    """Bytes the run's thread holds in the checkpoints and writes tables, row counts, the largest checkpoint."""
     conn = sqlite3.connect(str(db))
     try:
-        cp_rows, cp_bytes = conn.execute(
-            "select count(*), coalesce(sum(length(checkpoint) + length(metadata)), 0) from checkpoints "
-            "where thread_id = ?",
+        cp_rows, cp_bytes, cp_max = conn.execute(
+            "select count(*), coalesce(sum(length(checkpoint) + length(metadata)), 0), "
+            "coalesce(max(length(checkpoint) + length(metadata)), 0) from checkpoints where thread_id = ?",
             [run_id],
         ).fetchone()
         w_rows, w_bytes = conn.execute(
@@ -262,7 +262,13 @@ def checkpoint_bytes(db: Path, run_id: str) -> dict[str, int]:
         ).fetchone()
     finally:
         conn.close()
-    return {"checkpoints": cp_rows, "checkpoint_bytes": cp_bytes, "writes": w_rows, "write_bytes": w_bytes}
+    return {
+        "checkpoints": cp_rows,
+        "checkpoint_bytes": cp_bytes,
+        "largest_checkpoint_bytes": cp_max,
+        "writes": w_rows,
+        "write_bytes": w_bytes,
+    }
 
 
 # ---- machine -----------------------------------------------------------------------------
