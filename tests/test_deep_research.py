@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import time
 
 from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"
 
@@ -180,3 +181,40 @@ def test_iteration_budget_is_a_ceiling_for_the_whole_run(tmp_path):
     assert any("Iteration budget spent" in w for w in result.warnings)
     assert not any(sq["parent_id"] for sq in result.sub_questions)  # no budget left for a drill-down
     assert result.final_answer
+
+
+def test_a_plan_revision_does_not_pause_branches_already_being_researched(tmp_path):
+    """Branches in flight keep researching while the reviser thinks; only new branches wait for it."""
+    received: list[tuple[str, str, float]] = []
+
+    def record(task: str, reply):
+        def answer(body: dict) -> str:
+            received.append((task, _sub_question(body), time.monotonic()))
+            return reply(body) if callable(reply) else default_reply(task, body)
+
+        return answer
+
+    def slow_branch_extraction(body: dict) -> str:
+        if "core facts" not in _sub_question(body):
+            return default_reply("extract_findings", body)
+        # one weak finding per round: the first branch needs three rounds, the others one
+        return json.dumps({"findings": [{"text": "A weak hint.", "confidence": 0.5, "sources": [1]}], "reasoning": ""})
+
+    scripted = ScriptedLLM(
+        script={
+            "plan_queries": record("plan_queries", None),
+            "extract_findings": slow_branch_extraction,
+            "revise_plan": record("revise_plan", None),
+        },
+        # syntheses take 0.4 s, so rounds are well apart; the revision takes 0.6 s
+        latency_by_task={"revise_plan": 0.6, "synthesize_branch": 0.4},
+    )
+    with serve(scripted) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True, parallel=3, max_depth=1))
+    assert snap.status == "completed", snap.error
+    first_revision = min(t for task, _, t in received if task == "revise_plan")
+    # requests of one round arrive within milliseconds of each other, in any order
+    during = [sq for task, sq, t in received if task == "plan_queries" and abs(t - first_revision) < 0.2]
+    assert any("core facts" in sq for sq in during), received
+    assert runner.result(snap.run_id).sub_questions[0]["iteration_count"] >= 3

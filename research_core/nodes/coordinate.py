@@ -325,9 +325,13 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     for note in plan.notes:
         log.append(_log(note))
 
-    # 6. adaptive plan: after branches complete, ask the reviser before starting more research
+    # 6. adaptive plan: after branches complete, ask the reviser before starting more research.
+    # Branches already being researched go on beside the revision (the reviser may only change
+    # pending ones); branches the scheduler would start now wait, so the reviser can still drop or
+    # re-prioritise them. This keeps a revision from stalling every branch in flight.
     revised_after = list(state.get("revised_after") or [])
     newly = [b for b in order if branches[b].get("status") == "completed" and b not in revised_after]
+    research_ids = list(plan.research)
     revise_task = None
     if (
         newly
@@ -341,12 +345,16 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
             or len(branches) < config.max_total_sub_questions
         )
     ):
+        held = [bid for bid in research_ids if state["branches"].get(bid, {}).get("status") == "pending"]
+        for bid in held:
+            change(bid, {"status": "pending"})
+        research_ids = [bid for bid in research_ids if bid not in held]
         revise_task = {
             "node": "revise_plan",
             "payload": {
                 "question": state["question"],
                 "config": state["config"],
-                "branches": branches,
+                "branches": {b: dict(v) for b, v in branches.items()},
                 "branch_order": order,
                 "finished": newly,
                 "revisions_done": int(extra.get("revisions_done", state.get("revisions_done") or 0)),
@@ -382,25 +390,20 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
         )
     if revise_task is not None:
         tasks.append(revise_task)
-        # research waits for the revision; undo the "researching" marks scheduling just made
-        for bid in plan.research:
-            if state["branches"].get(bid, {}).get("status") == "pending":
-                change(bid, {"status": "pending"})
-    else:
-        for bid in plan.research:
-            tasks.append(
-                {
-                    "node": "research_step",
-                    "payload": {
-                        "question": state["question"],
-                        "config": state["config"],
-                        "branch": branches[bid],
-                        "findings": findings_by_branch.get(bid, []),
-                        "branch_count": len(branches),
-                        "iterations_left": cap - used,
-                    },
-                }
-            )
+    for bid in research_ids:
+        tasks.append(
+            {
+                "node": "research_step",
+                "payload": {
+                    "question": state["question"],
+                    "config": state["config"],
+                    "branch": branches[bid],
+                    "findings": findings_by_branch.get(bid, []),
+                    "branch_count": len(branches),
+                    "iterations_left": cap - used,
+                },
+            }
+        )
     return {
         "branches": updates,
         "next_tasks": tasks,
