@@ -23,6 +23,8 @@ RESET_FIELDS: dict[str, Any] = {
     "citations_checked": 0,
     "citations_supported": 0,
 }
+# a re-researched hypothesis is judged again from scratch (its statement and strategy stay)
+HYPOTHESIS_RESET: dict[str, Any] = {"verdict": None, "evidence": None, "confidence": None, "pivot": None}
 
 
 def _descendants(branches: dict[str, dict], root: str) -> set[str]:
@@ -55,6 +57,8 @@ def rerun_state(
     if branch_id not in branches:
         raise PlanError(f"{branch_id!r} is not a branch of this run; choose one of {', '.join(branches)}.")
     edited = {**branches[branch_id], **RESET_FIELDS}
+    if edited.get("hypothesis"):
+        edited["hypothesis"] = {**edited["hypothesis"], **HYPOTHESIS_RESET}
     if question_text is not None:
         if not question_text.strip():
             raise PlanError(f"{branch_id}: the question text is empty.")
@@ -72,7 +76,9 @@ def rerun_state(
     kept_ids = {sid for f in findings for sid in f.get("source_ids", [])}
     sources = [s for s in old.get("sources", []) if s["id"] in kept_ids]
     done = [b for b, v in branches.items() if v.get("status") == "completed"]
-    config = {**old["config"], "auto_approve": True, "step_mode": False}
+    # The re-run researches exactly the chosen branch: no gates, and no plan reviser adding or
+    # dropping other branches (which would no longer be a re-run of one branch).
+    config = {**old["config"], "auto_approve": True, "step_mode": False, "adaptive_plan": False}
     return {
         "run_id": old.get("run_id"),
         "question": old["question"],

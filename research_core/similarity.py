@@ -19,13 +19,26 @@ def _normalize(text: str) -> str:
     return re.sub(r"[\s\W_]+", " ", text).strip()
 
 
+# Scripts written without spaces between words: Han, kana, Hangul, Thai, Lao, Khmer, Myanmar.
+_UNSPACED = re.compile(
+    "([\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+)"
+)
+
+
 def _content_words(text: str) -> set[str]:
+    """Content words; runs of an unspaced script (Japanese, Chinese ...) become character bigrams."""
     words = set()
-    for w in _normalize(text).split():
-        if w in _STOP:
-            continue
-        w = re.sub(r"(?:'s|s)$", "", w) if len(w) > 3 else w
-        words.add(w)
+    for token in _normalize(text).split():
+        for part in _UNSPACED.split(token):
+            if not part:
+                continue
+            if _UNSPACED.fullmatch(part):
+                words.update({part[i : i + 2] for i in range(len(part) - 1)} or {part})
+                continue
+            if part in _STOP:
+                continue
+            words.add(re.sub(r"(?:'s|s)$", "", part) if len(part) > 3 else part)
     return words
 
 

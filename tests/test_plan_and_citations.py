@@ -121,3 +121,14 @@ def test_scheduling_sequential_and_parallel():
     stopped = schedule_steps(branches, ["a", "b", "c", "d"], {"c": 2}, 2, stop_requested=True)
     assert stopped.updates["a"]["status"] == "skipped" and stopped.updates["c"]["research_done"]
     assert stopped.synthesize == ["c", "d"]
+
+
+def test_word_overlap_check_reads_japanese_and_chinese():
+    """The fallback citation check splits unspaced scripts into character pairs instead of one 'word'."""
+    from research_core.verification import lexical_support
+
+    source = "量子コンピュータは、量子ビットを利用して計算を行う装置である。"
+    assert lexical_support("量子コンピュータは量子ビットを使って計算する。", source)
+    assert not lexical_support("ReactはUIを作るためのライブラリです。", source)
+    assert lexical_support("深度学习需要大量数据。", "深度学习模型的训练需要大量的数据。")
+    assert lexical_support("React uses a virtual DOM for rendering.", "React renders through a virtual DOM.")

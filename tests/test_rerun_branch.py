@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from research_core.runner import RunError
@@ -68,3 +70,39 @@ def test_rerun_refuses_unknown_branch_and_unfinished_run(tmp_path):
         waiting = runner.start(QUESTION, config())
         with pytest.raises(RunError, match="only a finished run"):
             runner.rerun_branch(waiting.run_id, "sq_001")
+
+
+def test_rerun_keeps_the_plan_fixed_even_with_an_eager_reviser(tmp_path):
+    """The reviser would add a branch after every completion; a re-run still researches one branch only."""
+    add = json.dumps(
+        {"add": [{"question": "What about mobile support?", "priority": 0.9}], "drop": [], "reasoning": "new angle"}
+    )
+    with serve(ScriptedLLM()) as (url, script):
+        runner = make_runner(tmp_path, url)
+        first = runner.start(QUESTION, config(auto_approve=True, adaptive_plan=True))  # the default reviser: no change
+        assert script.count("revise_plan") > 0
+        mark = len(script.calls)
+        script.script["revise_plan"] = add
+        snap = runner.rerun_branch(first.run_id, "sq_003")
+    assert snap.status == "completed", snap.error
+    assert [sq["id"] for sq in runner.result(snap.run_id).sub_questions] == ["sq_001", "sq_002", "sq_003"]
+    assert [t for t, _ in script.calls[mark:] if t == "revise_plan"] == []
+
+
+def test_rerun_of_a_hypothesis_judges_it_again(tmp_path):
+    refuted = json.dumps(
+        {"verdict": "refuted", "evidence": "The sources contradict it [1].", "confidence": 3, "pivot": None}
+    )
+    with serve(ScriptedLLM(script={"judge_hypothesis": [refuted]})) as (url, script):
+        runner = make_runner(tmp_path, url)
+        first = runner.start(
+            "Why do teams pick React over Vue for web applications?", config(mode="hypothesis", auto_approve=True)
+        )
+        verdicts = [sq["hypothesis"]["verdict"] for sq in runner.result(first.run_id).sub_questions]
+        snap = runner.rerun_branch(first.run_id, "sq_001")
+    assert snap.status == "completed", snap.error
+    assert verdicts[0] == "refuted"
+    rerun = runner.result(snap.run_id).sub_questions
+    assert rerun[0]["hypothesis"]["verdict"] == "validated"  # judged again, by the default judge this time
+    assert rerun[0]["synthesis"].startswith("**Verdict: validated**")
+    assert script.count("judge_hypothesis") == 3
