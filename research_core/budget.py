@@ -79,17 +79,41 @@ class CostReservation:
         return self.per_branch_synthesis * num_branches + self.meta_synthesis
 
 
-# Typical synthesis prompt and answer sizes, used to price the reservation up front.
+# Typical prompt and answer sizes of the calls that follow research, used to price the
+# reservation up front: a branch synthesis (and its citation check), the coverage check and the
+# meta-synthesis.
 SYNTHESIS_TOKENS_IN = 3000
 SYNTHESIS_TOKENS_OUT = 800
+CITATION_CHECK_TOKENS_IN = 1500
+CITATION_CHECK_TOKENS_OUT = 300
+COVERAGE_TOKENS_IN = 2000
+COVERAGE_TOKENS_OUT = 300
 META_TOKENS_IN = 6000
 META_TOKENS_OUT = 1500
 
 
-def reserve_synthesis_cost(work_price: tuple[float, float], synthesis_price: tuple[float, float]) -> CostReservation:
-    """Price the synthesis reservation from per-1M-token prices (input, output) of each tier."""
-    per_branch = (SYNTHESIS_TOKENS_IN * work_price[0] + SYNTHESIS_TOKENS_OUT * work_price[1]) / 1_000_000
-    meta = (META_TOKENS_IN * synthesis_price[0] + META_TOKENS_OUT * synthesis_price[1]) / 1_000_000
+def _price(tokens_in: int, tokens_out: int, price: tuple[float, float]) -> float:
+    return (tokens_in * price[0] + tokens_out * price[1]) / 1_000_000
+
+
+def reserve_synthesis_cost(
+    work_price: tuple[float, float],
+    synthesis_price: tuple[float, float],
+    *,
+    verify_citations: bool = False,
+    coverage_check: bool = False,
+) -> CostReservation:
+    """Price the synthesis reservation from per-1M-token prices (input, output) of each tier.
+
+    Citation checks (one per branch) and the coverage check run after research whatever the
+    cap says, so they are reserved too when they are switched on.
+    """
+    per_branch = _price(SYNTHESIS_TOKENS_IN, SYNTHESIS_TOKENS_OUT, work_price)
+    if verify_citations:
+        per_branch += _price(CITATION_CHECK_TOKENS_IN, CITATION_CHECK_TOKENS_OUT, work_price)
+    meta = _price(META_TOKENS_IN, META_TOKENS_OUT, synthesis_price)
+    if coverage_check:
+        meta += _price(COVERAGE_TOKENS_IN, COVERAGE_TOKENS_OUT, work_price)
     return CostReservation(per_branch_synthesis=per_branch, meta_synthesis=meta)
 
 

@@ -58,6 +58,9 @@ def test_synthesis_reservation_is_free_for_local_models_and_priced_otherwise():
     assert free.total(5) == 0
     paid = reserve_synthesis_cost((0.15, 0.60), (2.5, 10.0))
     assert paid.total(4) == pytest.approx(4 * (3000 * 0.15 + 800 * 0.6) / 1e6 + (6000 * 2.5 + 1500 * 10) / 1e6)
+    checked = reserve_synthesis_cost((0.15, 0.60), (2.5, 10.0), verify_citations=True, coverage_check=True)
+    assert checked.per_branch_synthesis == pytest.approx((3000 * 0.15 + 800 * 0.6 + 1500 * 0.15 + 300 * 0.6) / 1e6)
+    assert checked.meta_synthesis == pytest.approx((6000 * 2.5 + 1500 * 10 + 2000 * 0.15 + 300 * 0.6) / 1e6)
     low, high = estimate_cost_range(14, 4, (0.15, 0.6), (2.5, 10.0))
     assert 0 < low < high
 

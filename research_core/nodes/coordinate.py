@@ -272,9 +272,12 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     services = runtime.context
     spent = total_cost(state.get("costs", []))
     open_branches = sum(1 for b in branches.values() if b.get("status") not in FINAL_STATUSES)
-    reservation = reserve_synthesis_cost(services.llm.price("work"), services.llm.price("synthesis")).total(
-        open_branches
-    )
+    reservation = reserve_synthesis_cost(
+        services.llm.price("work"),
+        services.llm.price("synthesis"),
+        verify_citations=config.verify_citations,
+        coverage_check=config.coverage_check,
+    ).total(open_branches)
     exhausted = spent > 0 and spent + reservation >= config.max_total_cost_usd
     if exhausted and not state.get("budget_exhausted_logged"):
         message = (
