@@ -30,7 +30,7 @@ if module is None:
 try:
     library = services.get_library()
 except Exception as exc:  # an unreadable database
-    st.error(f"The library could not be opened: {exc}")
+    st.error(f"The library could not be opened: {esc(exc)}")
     st.stop()
 
 state.init_state({"lib_uploader_version": 0, "lib_messages": [], "lib_query": ""})
@@ -54,13 +54,13 @@ if st.button("Add to library", type="primary", icon=":material/upload:", key="li
         try:
             doc = library.add_bytes(upload.name, upload.getvalue())
         except module.LibraryError as exc:
-            messages.append(("error", str(exc)))
+            messages.append(("error", esc(exc)))
         except Exception as exc:  # a parser failure on a damaged file
-            messages.append(("error", f"{upload.name}: could not be read ({exc})."))
+            messages.append(("error", f"{esc(upload.name)}: could not be read ({esc(exc)})."))
         else:
             chars = getattr(doc, "chars", None)
             size = f" ({chars:,} characters)" if isinstance(chars, int) else ""
-            messages.append(("ok", f"Added {upload.name}{size}."))
+            messages.append(("ok", f"Added {esc(upload.name)}{size}."))
     st.session_state["lib_messages"] = messages
     st.session_state["lib_uploader_version"] += 1
     st.rerun()
@@ -88,9 +88,8 @@ else:
         doomed = st.selectbox("Remove a document", list(titles), format_func=titles.__getitem__, key="lib_remove_pick")
         if st.button("Remove", icon=":material/delete:", key="lib_remove"):
             removed = library.remove(doomed)
-            st.session_state["lib_messages"] = [
-                ("ok", f"Removed {titles[doomed]}.") if removed else ("error", "That document was already removed.")
-            ]
+            gone = ("ok", f"Removed {esc(titles[doomed])}.")
+            st.session_state["lib_messages"] = [gone if removed else ("error", "That document was already removed.")]
             st.rerun()
 
 st.subheader("Search the library")
@@ -99,7 +98,7 @@ if query.strip():
     try:
         results = library.search(query, 10)
     except Exception as exc:  # a query the full-text index rejects
-        st.error(f"The search failed: {getattr(exc, 'user_message', None) or exc}")
+        st.error(f"The search failed: {esc(getattr(exc, 'user_message', None) or exc)}")
         results = []
     if not results:
         st.caption("No matches.")

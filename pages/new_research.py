@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from research_core.configuration import TEMPLATE_DESCRIPTIONS, TEMPLATES, build_run_config, detect_template
 from research_core.runner import RunError, clean_question
-from ui import services, state
+from ui import services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, status_label
 
@@ -25,6 +25,14 @@ MODES = {
     "auto": "Auto (classify the question)",
     "flat": "Flat (one research loop)",
     "hierarchical": "Hierarchical (tree of sub-questions)",
+    "hypothesis": "Hypothesis (propose and test hypotheses)",
+}
+MODE_HELP = {
+    "auto": "Simple questions run as one research loop, complex ones as a tree of sub-questions.",
+    "flat": "One research loop on the whole question; quickest for a single fact or definition.",
+    "hierarchical": "Splits the question into sub-questions you can edit, researches each, then combines them.",
+    "hypothesis": "Proposes testable answers, researches each, and judges it validated, refuted or inconclusive; "
+    "a refuted one may pivot to a better hypothesis.",
 }
 
 settings = services.app_settings()
@@ -35,6 +43,7 @@ state.init_state(
         "nr_mode": "auto",
         "nr_execution": "step" if settings.step_mode else "auto",
         "nr_max_iterations": settings.max_iterations,
+        "nr_iterations_edited": False,
         "nr_parallel": settings.parallel,
         "nr_cost_cap": settings.max_total_cost_usd,
         "nr_backends": [b for b in settings.search_backends if b in KNOWN_BACKENDS],
@@ -50,6 +59,28 @@ def use_example(text: str) -> None:
     """Put an example question in the text area."""
     st.session_state["nr_question"] = text
     st.session_state["nr_error"] = None
+
+
+def effective_template(choice: str, question: str) -> str:
+    """The template a run would use: the chosen one, or on auto the one detected from the question."""
+    if choice != "auto":
+        return choice
+    return detect_template(question) if question.strip() else "general"
+
+
+def template_iterations(name: str) -> int:
+    """The iteration budget of a template; templates without one use the default from Settings."""
+    return int(TEMPLATES.get(name, {}).get("max_iterations", settings.max_iterations))
+
+
+def template_changed() -> None:
+    """A new template brings its own iteration budget into the form."""
+    st.session_state["nr_iterations_edited"] = False
+
+
+def iterations_edited() -> None:
+    """The user set the budget: keep it, whatever the template."""
+    st.session_state["nr_iterations_edited"] = True
 
 
 @st.fragment(run_every=0.7)
@@ -122,12 +153,20 @@ with left:
         template_options,
         key="nr_template",
         format_func=lambda t: f"{t.replace('_', ' ')} — {TEMPLATE_DESCRIPTIONS.get(t, '')}",
+        on_change=template_changed,
     )
     question_now = st.session_state["nr_question"].strip()
+    template_now = effective_template(st.session_state["nr_template"], question_now)
+    if not st.session_state["nr_iterations_edited"]:
+        st.session_state["nr_max_iterations"] = template_iterations(template_now)
+    budget = f"a budget of {widgets.plural(int(st.session_state['nr_max_iterations']), 'iteration')}"
     if st.session_state["nr_template"] == "auto" and question_now:
-        st.caption(f"Auto picks **{detect_template(question_now).replace('_', ' ')}** for this question.")
+        st.caption(f"Auto picks **{template_now.replace('_', ' ')}** for this question, with {budget}.")
+    else:
+        st.caption(f"**{template_now.replace('_', ' ').capitalize()}**, with {budget}.")
 with right:
     st.radio("Mode", list(MODES), key="nr_mode", format_func=MODES.__getitem__, horizontal=True)
+    st.caption(MODE_HELP[st.session_state["nr_mode"]])
     st.radio(
         "Execution",
         ["auto", "step"],
@@ -138,7 +177,15 @@ with right:
 
 with st.expander("Limits and search", icon=":material/tune:"):
     c1, c2, c3 = st.columns(3)
-    c1.number_input("Max iterations", min_value=1, max_value=500, step=1, key="nr_max_iterations")
+    c1.number_input(
+        "Max iterations",
+        min_value=1,
+        max_value=500,
+        step=1,
+        key="nr_max_iterations",
+        on_change=iterations_edited,
+        help="Starts at the chosen template's budget; choosing another template resets it to that one's.",
+    )
     c2.number_input("Branches in parallel", min_value=1, max_value=16, step=1, key="nr_parallel")
     c3.number_input("Cost cap (USD)", min_value=0.0, step=0.1, format="%.2f", key="nr_cost_cap")
     st.multiselect(
@@ -166,6 +213,8 @@ def propose() -> None:
     if not st.session_state["nr_backends"]:
         st.session_state["nr_error"] = "Choose at least one search backend under “Limits and search”."
         return
+    iterations = int(st.session_state["nr_max_iterations"])
+    own_budget = TEMPLATES.get(effective_template(st.session_state["nr_template"], question), {}).get("max_iterations")
     try:
         config = build_run_config(
             st.session_state["nr_template"],
@@ -173,7 +222,7 @@ def propose() -> None:
             mode=None if st.session_state["nr_mode"] == "auto" else st.session_state["nr_mode"],
             step_mode=st.session_state["nr_execution"] == "step",
             auto_approve=False,
-            max_iterations=int(st.session_state["nr_max_iterations"]),
+            max_iterations=None if iterations == own_budget else iterations,
             parallel=int(st.session_state["nr_parallel"]),
             max_total_cost_usd=float(st.session_state["nr_cost_cap"]),
             search_backends=list(st.session_state["nr_backends"]),

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
+from pydantic import ValidationError
 
 from research_core.runner import RunError
 from ui import report_view, services, state, widgets
 from ui.widgets import esc
 
 state.require_shell()
+
+logger = logging.getLogger(__name__)
+
+
+def problem(exc: Exception) -> str:
+    """A short, one-line account of why a saved result could not be used."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return f"{first.get('msg', 'invalid data')}{f' at {where}' if where else ''}"
+    return widgets.shorten(f"{type(exc).__name__}: {exc}", 200)
+
 
 st.title("Report")
 
@@ -25,6 +40,18 @@ try:
 except RunError as exc:
     st.info(f"{exc} Pick a run on the History page.", icon=":material/info:")
     st.page_link(state.HISTORY, label="History", icon=":material/history:")
+    st.stop()
+except Exception as exc:  # a damaged or incompatible result, or an unreadable database
+    logger.exception("the result of run %s could not be read", run_id)
+    st.error(
+        f"The report of run `{esc(run_id)}` could not be read: {esc(problem(exc))}  \n"
+        "The saved result is damaged or comes from an incompatible version of Arbor. "
+        "The run's progress may still open on the Run page.",
+        icon=":material/error:",
+    )
+    with st.container(horizontal=True):
+        st.page_link(state.RUN, label="Open the run", icon=":material/arrow_forward:", query_params={"run": run_id})
+        st.page_link(state.HISTORY, label="History", icon=":material/history:")
     st.stop()
 
 if result is None:
@@ -50,5 +77,13 @@ with st.container(horizontal=True, gap="small", vertical_alignment="center"):
     widgets.status_badge(result.status)
     st.badge(result.mode, color="gray", icon=":material/account_tree:")
     st.caption(f"Run `{result.run_id}` · finished {widgets.format_time(result.finished_at)} UTC")
-report_view.downloads(result, "report")
-report_view.report(result, key_prefix="report")
+try:
+    report_view.downloads(result, "report")
+    report_view.report(result, key_prefix="report")
+except Exception as exc:  # a result that validates but cannot be drawn (hand-edited or from another version)
+    logger.exception("the report of run %s could not be shown", run_id)
+    st.error(
+        f"Part of this report could not be shown: {esc(problem(exc))}. "
+        "The saved result may be damaged; the JSON download above still holds it.",
+        icon=":material/error:",
+    )

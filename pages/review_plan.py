@@ -66,6 +66,11 @@ st.caption(
     "Edit the text and priority of each sub-question, add or delete rows, nest a row under another with "
     "*parent id*, and change the *order* column to reorder. Approve when the plan looks right."
 )
+if snap.mode == "hypothesis":
+    st.caption(
+        ":material/science: Each row is a hypothesis to test. After research, each is judged validated, refuted "
+        "or inconclusive, and a refuted one may pivot to a better hypothesis."
+    )
 show_warnings(snap.warnings)
 if pending.get("error"):
     st.error(f"The last answer was refused: {esc(pending['error'])}", icon=":material/error:")

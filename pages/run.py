@@ -156,17 +156,42 @@ def step_gate(s: RunSnapshot, pending: dict) -> None:
         send("stop")
 
 
-def revision_gate(pending: dict) -> None:
-    """The model proposes to change the pending part of the plan; accept or reject."""
+def revision_gate(s: RunSnapshot, pending: dict) -> None:
+    """The model proposes to change the pending part of the plan, with its reasons; accept or reject."""
     st.subheader("Proposed change to the plan")
     changes = pending.get("changes") or {}
+    by_id = {b["id"]: b for b in s.branches}
+    numbers = widgets.branch_numbers(s.branches)
+
+    def named(bid: str) -> str:
+        branch = by_id.get(bid)
+        if branch is None:
+            return esc(bid)
+        return f"{esc(numbers.get(bid, bid))} · {esc(widgets.shorten(branch.get('question_text') or '', 110))}"
+
+    reasoning = changes.get("reasoning") or run_view.revision_reasoning(s.log)
+    if reasoning:
+        st.markdown(f":material/psychology: **Why:** {esc(reasoning)}")
+    else:
+        st.caption("The model gave no reason for this change.")
+    lines = []
     for item in changes.get("add", []):
-        text = item.get("question") or item.get("question_text") if isinstance(item, dict) else item
-        st.markdown(f"- :green[add] {esc(text)}")
+        if isinstance(item, dict):
+            text = item.get("question_text") or item.get("question")
+            line = f"- :green[add] {esc(text)} :gray[priority {float(item.get('priority') or 0.5):.2f}]"
+            if item.get("rationale"):
+                line += f"  \n  :gray[{esc(item['rationale'])}]"
+        else:
+            line = f"- :green[add] {esc(item)}"
+        lines.append(line)
     for bid in changes.get("drop", []):
-        st.markdown(f"- :red[drop] {esc(bid)}")
+        lines.append(f"- :red[drop] {named(bid)}")
     for bid, priority in (changes.get("reprioritize") or {}).items():
-        st.markdown(f"- :orange[priority] {esc(bid)} → {float(priority):.2f}")
+        before = by_id.get(bid, {}).get("priority")
+        was = f"{float(before):.2f} → " if before is not None else ""
+        lines.append(f"- :orange[priority] {named(bid)}: {was}{float(priority):.2f}")
+    if lines:
+        st.markdown("\n".join(lines))
     if pending.get("error"):
         st.error(esc(pending["error"]), icon=":material/error:")
     with st.container(horizontal=True, gap="small"):
@@ -176,22 +201,93 @@ def revision_gate(pending: dict) -> None:
             send("reject")
 
 
-def drill_gate(pending: dict) -> None:
-    """A branch wants to dig deeper; approve its proposed children or reject."""
+def drill_children(pending: dict, key: str) -> tuple[list[dict] | None, bool, str | None]:
+    """The proposed children in an editor: (children to send or None if unchanged, any kept, problem)."""
+    proposals = [p for p in pending.get("proposals") or [] if isinstance(p, dict)]
+    original = pd.DataFrame(
+        [
+            {
+                "question_text": str(p.get("question_text") or ""),
+                "priority": float(p.get("priority") if p.get("priority") is not None else 0.5),
+                "remove": False,
+            }
+            for p in proposals
+        ],
+        columns=["question_text", "priority", "remove"],
+    )
+    edited = st.data_editor(
+        original,
+        key=key,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "question_text": st.column_config.TextColumn("narrower question", width="large", max_chars=500),
+            "priority": st.column_config.NumberColumn(
+                "priority", min_value=0.0, max_value=1.0, step=0.05, format="%.2f", width=80
+            ),
+            "remove": st.column_config.CheckboxColumn("remove", width=70),
+        },
+    )
+    children: list[dict] = []
+    changed = False
+    kept = False
+    problem = None
+    for n, (proposal, before, after) in enumerate(
+        zip(proposals, original.to_dict("records"), edited.to_dict("records"), strict=True), start=1
+    ):
+        if bool(after.get("remove")):
+            changed = True
+            continue
+        kept = True
+        text = " ".join(str(after.get("question_text") or "").split())
+        priority = after.get("priority")
+        if not text:
+            problem = f"Question {n}: the text is empty. Type a question or tick *remove*."
+            continue
+        if priority is None or pd.isna(priority) or not 0 <= float(priority) <= 1:
+            problem = f"Question {n}: the priority must be a number from 0 to 1."
+            continue
+        changed = changed or text != before["question_text"] or abs(float(priority) - before["priority"]) > 1e-9
+        child = {"question_text": text, "priority": float(priority)}
+        if proposal.get("rationale"):
+            child["rationale"] = proposal["rationale"]
+        children.append(child)
+    return (children if changed else None), kept, problem
+
+
+def drill_gate(s: RunSnapshot, pending: dict) -> None:
+    """A branch wants to dig deeper: show why, let the user edit its proposed children, approve or reject."""
     branch = pending.get("branch") or {}
+    bid = branch.get("id")
+    number = widgets.branch_numbers(s.branches).get(bid, bid)
     st.subheader("Go deeper?")
-    st.markdown(f"**{esc(branch.get('id'))} · {esc(branch.get('question_text'))}**")
-    if branch.get("depth_assessment"):
-        st.caption(esc(branch["depth_assessment"]))
-    for p in pending.get("proposals") or []:
-        st.markdown(f"- {esc(p.get('question_text'))} :gray[priority {float(p.get('priority') or 0.5):.2f}]")
+    st.markdown(f"**{esc(number)} · {esc(branch.get('question_text'))}**")
+    depth = branch.get("depth_assessment")
+    reasoning = run_view.depth_reasoning(s.log, bid)
+    if depth or reasoning:
+        verdict = f"The model judged the findings **{esc(depth)}**" if depth else "The model's assessment"
+        st.markdown(f":material/psychology: {verdict}" + (f": {esc(reasoning)}" if reasoning else "."))
+    st.markdown("**Proposed narrower questions** · edit the text or priority, or tick *remove* to leave one out")
     if pending.get("error"):
         st.error(esc(pending["error"]), icon=":material/error:")
+    children, kept, problem = drill_children(pending, key=f"drill_editor_{s.run_id}_{bid}")
+    if problem:
+        st.error(problem, icon=":material/error:")
+    elif not kept:
+        st.warning("Every question is removed. Keep at least one, or choose *Not needed*.", icon=":material/warning:")
     with st.container(horizontal=True, gap="small"):
-        if st.button("Research these", type="primary", key="drill_approve", icon=":material/check:"):
-            send("approve")
-        if st.button("Not needed", key="drill_reject", icon=":material/close:"):
-            send("reject")
+        approve = st.button(
+            "Research these",
+            type="primary",
+            key="drill_approve",
+            icon=":material/check:",
+            disabled=bool(problem) or not kept,
+        )
+        reject = st.button("Not needed", key="drill_reject", icon=":material/close:")
+    if approve:
+        send({"action": "approve", "children": children} if children is not None else "approve")
+    if reject:
+        send("reject")
 
 
 def controls(s: RunSnapshot) -> None:
@@ -205,9 +301,9 @@ def controls(s: RunSnapshot) -> None:
     elif pending.get("kind") == "step":
         step_gate(s, pending)
     elif pending.get("kind") == "revision":
-        revision_gate(pending)
+        revision_gate(s, pending)
     elif pending.get("kind") == "drill_down":
-        drill_gate(pending)
+        drill_gate(s, pending)
     elif s.status in state.FINISHED:
         st.success("The research is done.", icon=":material/check_circle:")
         st.page_link(state.REPORT, label="Read the report", icon=":material/article:", query_params={"run": s.run_id})
@@ -234,7 +330,16 @@ def controls(s: RunSnapshot) -> None:
 @st.fragment(run_every=POLL_SECONDS)
 def live_view(run_id: str) -> None:
     """Redraw the run from its snapshot every second while it works; no full page rerun."""
-    now = runner.snapshot(run_id)
+    try:
+        now = runner.snapshot(run_id)
+    except RunError:
+        st.error(
+            f"Run `{esc(run_id)}` no longer exists: it was deleted while you were watching it. "
+            "Pick another run on the History page.",
+            icon=":material/delete:",
+        )
+        st.page_link(state.HISTORY, label="History", icon=":material/history:")
+        return
     if not is_live(now):
         st.rerun(scope="app")
     messages = services.progress_feed().since(services.timestamp(now.created_at))

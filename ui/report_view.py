@@ -1,17 +1,23 @@
-"""The report of a finished run: answer, branch syntheses, sources, totals and downloads.
+"""The report of a finished run: answer, hypotheses, branch syntheses, sources, totals and downloads.
 
 Shared by the Report page and the Compare page. The result's syntheses already carry global
-citation numbers: [n] is `result.sources[n-1]`.
+citation numbers: [n] is `result.sources[n-1]`. Citations become links to their source (http(s)
+only); citations of numbers past the source list are removed, as in the exports.
 """
 
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from research_core.schemas import RunResult
+from research_core.citations import markers_to_numbered
+from research_core.export import _drop_missing_citations
+from research_core.schemas import RunResult, Source
 from ui import widgets
 from ui.widgets import esc
 
@@ -22,6 +28,92 @@ EXPORT_FORMATS = {
     "html": ("HTML", ":material/language:"),
     "json": ("JSON", ":material/data_object:"),
 }
+
+# verdict: (label, badge colour, icon)
+VERDICTS: dict[str, tuple[str, str, str]] = {
+    "validated": ("Validated", "green", ":material/check_circle:"),
+    "refuted": ("Refuted", "red", ":material/cancel:"),
+    "inconclusive": ("Inconclusive", "orange", ":material/help:"),
+    "": ("Not judged", "gray", ":material/hourglass_empty:"),
+}
+
+_CITATION = re.compile(r"(?<!\\)\[(\d{1,3})\](?!\()")
+# Spans where a `[n]` is not a citation: inline code, and links the LLM wrote itself.
+_NOT_CITABLE = re.compile(r"(`+)[^`].*?\1|\[(?:\\.|[^\[\]\\]|\[[^\[\]]*\])*\]\([^)\n]*\)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_TITLE_UNSAFE = re.compile(r"[\"\\\x00-\x1f\x7f-\x9f]")
+
+
+# ---- citations ----------------------------------------------------------------------------------
+
+
+def citation_targets(sources: Sequence[Source]) -> dict[int, tuple[str | None, str]]:
+    """Number -> (http(s) link or None, title) for each source, numbered from 1."""
+    return {n: (widgets.safe_link(s.url or ""), s.title or "") for n, s in enumerate(sources, start=1)}
+
+
+def _citation_link(n: int, targets: Mapping[int, tuple[str | None, str]]) -> str:
+    link, title = targets.get(n, (None, ""))
+    if not link:
+        return f"\\[{n}\\]"
+    hover = widgets.shorten(_TITLE_UNSAFE.sub(" ", title), 100) or f"source {n}"
+    return f'[\\[{n}\\]](<{link}> "{hover}")'
+
+
+def link_citations(md: str, targets: Mapping[int, tuple[str | None, str]]) -> str:
+    """Turn each `[n]` citation of cleaned Markdown into a link to source n's http(s) URL.
+
+    Citations in code (fenced or inline) and inside links the text already has stay as they are;
+    sources without an http(s) URL keep a plain `[n]`.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    for line in md.split("\n"):
+        opening = _FENCE.match(line)
+        if opening:
+            marker = opening.group(1)
+            if fence is None:
+                fence = marker
+            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if fence is not None or "[" not in line:
+            out.append(line)
+            continue
+        pieces: list[str] = []
+        position = 0
+        for span in _NOT_CITABLE.finditer(line):
+            plain = line[position : span.start()]
+            pieces.append(_CITATION.sub(lambda m: _citation_link(int(m.group(1)), targets), plain))
+            pieces.append(span.group(0))
+            position = span.end()
+        pieces.append(_CITATION.sub(lambda m: _citation_link(int(m.group(1)), targets), line[position:]))
+        out.append("".join(pieces))
+    return "\n".join(out)
+
+
+def cited_markdown(text: str | None, sources: Sequence[Source], top_heading: int = 4) -> tuple[str, int]:
+    """The LLM's Markdown made safe, with `[n]` linked to its source and citations of missing sources removed.
+
+    Returns the Markdown and how many citations were removed.
+    """
+    cleaned, removed = _drop_missing_citations(widgets.clean_md(text, top_heading), len(sources))
+    return link_citations(cleaned, citation_targets(sources)), removed
+
+
+def show_cited(text: str | None, sources: Sequence[Source], empty: str, top_heading: int = 4) -> None:
+    """Render the LLM's Markdown with linked citations, and say when citations were removed."""
+    md, removed = cited_markdown(text, sources, top_heading)
+    st.markdown(md or empty)
+    if removed:
+        st.caption(
+            f":material/link_off: {widgets.plural(removed, 'citation')} of sources that are not in the list "
+            f"{'was' if removed == 1 else 'were'} removed."
+        )
+
+
+# ---- totals -------------------------------------------------------------------------------------
 
 
 def totals(result: RunResult) -> list[tuple[str, str]]:
@@ -36,6 +128,63 @@ def totals(result: RunResult) -> list[tuple[str, str]]:
         ("Tokens", f"{c.tokens_in + c.tokens_out:,}"),
         ("Cost (USD)", widgets.usd_amount(c.total_usd)),
     ]
+
+
+def coverage_lists(result: RunResult) -> tuple[list[str], list[str]] | None:
+    """The coverage assessment as (covered, gaps), or None when the run did not assess it."""
+    if not result.coverage:
+        return None
+    cov = result.coverage
+    covered = [str(c) for c in cov.get("covered") or [] if str(c).strip()]
+    gaps = [str(g) for g in cov.get("gaps") or [] if str(g).strip()]
+    return covered, gaps
+
+
+def quality_totals(result: RunResult) -> list[tuple[str, str, str]]:
+    """Citation checks and coverage as (label, value, help) for a metrics row."""
+    checked = result.synthesis.citations_checked
+    supported = result.synthesis.citations_supported
+    if checked:
+        citations = (
+            "Citations supported",
+            f"{supported} / {checked}",
+            f"{supported} of the {checked} cited claims checked against their sources are supported by them.",
+        )
+    else:
+        citations = ("Citations supported", "not checked", "No cited claim was checked against its source.")
+    lists = coverage_lists(result)
+    if lists is None:
+        coverage = ("Coverage", "not assessed", "The run did not assess what the research covered.")
+    else:
+        covered, gaps = lists
+        coverage = (
+            "Coverage",
+            f"{len(covered)} covered · {widgets.plural(len(gaps), 'gap')}",
+            "Aspects of the question the research answered, and the ones still missing or weak.",
+        )
+    return [citations, coverage]
+
+
+def quality_row(result: RunResult) -> None:
+    """Citations supported and the coverage assessment: metrics, then what is covered and missing."""
+    values = quality_totals(result)
+    cols = st.columns([1] * len(values) + [len(values)])
+    for col, (label, value, help_text) in zip(cols, values, strict=False):
+        col.metric(label, value, help=help_text, border=True)
+    lists = coverage_lists(result)
+    if lists is None:
+        return
+    covered, gaps = lists
+    with cols[-1]:
+        if covered:
+            st.markdown("**Covered:** " + " · ".join(esc(c) for c in covered))
+        if gaps:
+            st.markdown("**Gaps:** " + " · ".join(f":orange[{esc(g)}]" for g in gaps))
+        elif covered:
+            st.caption("No gaps were found.")
+
+
+# ---- sources and downloads --------------------------------------------------------------------------
 
 
 def sources_frame(result: RunResult) -> pd.DataFrame:
@@ -82,6 +231,9 @@ def downloads(result: RunResult, key_prefix: str) -> None:
             )
 
 
+# ---- branches and hypotheses ------------------------------------------------------------------------
+
+
 def branch_syntheses(result: RunResult) -> None:
     """Each branch's answer in an expander, numbered 1, 1.1, 2 … in tree order."""
     numbers = widgets.branch_numbers(result.sub_questions)
@@ -96,20 +248,117 @@ def branch_syntheses(result: RunResult) -> None:
                 f"{widgets.plural(int(sq.get('iteration_count') or 0), 'iteration')}"
                 + (f" · confidence {float(confidence):.2f}" if confidence is not None else "")
             )
-            if sq.get("synthesis"):
-                st.markdown(widgets.clean_md(sq["synthesis"]))
-            else:
-                st.caption("No synthesis for this branch.")
+            show_cited(sq.get("synthesis"), result.sources, "_No synthesis for this branch._", top_heading=5)
+
+
+def hypotheses(result: RunResult) -> list[dict[str, Any]]:
+    """The result's hypothesis branches, in tree order."""
+    return [sq for sq in result.sub_questions if sq.get("kind") == "hypothesis" or sq.get("hypothesis")]
+
+
+def _verdict(sq: Mapping[str, Any]) -> str:
+    verdict = str((sq.get("hypothesis") or {}).get("verdict") or "")
+    return verdict if verdict in VERDICTS else ""
+
+
+def _out_of_ten(value: Any) -> str:
+    try:
+        return f"{int(value)}/10"
+    except (TypeError, ValueError):
+        return "–"
+
+
+def hypotheses_frame(result: RunResult) -> pd.DataFrame:
+    """One row per hypothesis: number, statement, verdict, confidence, prior, pivot."""
+    numbers = widgets.branch_numbers(result.sub_questions)
+    rows = []
+    for sq in hypotheses(result):
+        h = sq.get("hypothesis") or {}
+        pivot_of = h.get("pivot_of")
+        rows.append(
+            {
+                "#": numbers.get(sq["id"], sq["id"]),
+                "hypothesis": sq.get("question_text") or "",
+                "verdict": VERDICTS[_verdict(sq)][0],
+                "confidence": _out_of_ten(h.get("confidence")) if _verdict(sq) else "–",
+                "prior": _out_of_ten(h.get("initial_confidence")),
+                "pivot": h.get("pivot") or "",
+                "pivot of": numbers.get(pivot_of, pivot_of) if pivot_of else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["#", "hypothesis", "verdict", "confidence", "prior", "pivot", "pivot of"])
+
+
+def hypothesis_cards(result: RunResult, *, key_prefix: str) -> None:
+    """The hypotheses: a verdict summary and table, then one card each with evidence and pivots."""
+    hyps = hypotheses(result)
+    numbers = widgets.branch_numbers(result.sub_questions)
+    numbering = {s.id: n for n, s in enumerate(result.sources, start=1)}
+    counts = {v: sum(1 for sq in hyps if _verdict(sq) == v) for v in VERDICTS}
+    summary = [f"{counts[v]} {VERDICTS[v][0].lower()}" for v in ("validated", "refuted", "inconclusive")]
+    if counts[""]:
+        summary.append(f"{counts['']} not judged")
+    st.caption(" · ".join(summary))
+    st.dataframe(
+        hypotheses_frame(result),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "#": st.column_config.TextColumn("#", width=40),
+            "hypothesis": st.column_config.TextColumn("hypothesis", width="large"),
+            "pivot": st.column_config.TextColumn("suggested pivot", width="medium"),
+        },
+        key=f"{key_prefix}_hypotheses",
+    )
+    tested_pivots: dict[str, str] = {}
+    for sq in hyps:
+        pivot_of = (sq.get("hypothesis") or {}).get("pivot_of")
+        if pivot_of:
+            tested_pivots.setdefault(pivot_of, sq["id"])
+    for sq in hyps:
+        h = sq.get("hypothesis") or {}
+        verdict = _verdict(sq)
+        label, color, icon = VERDICTS[verdict]
+        with st.container(border=True):
+            st.markdown(f"**{esc(numbers.get(sq['id'], sq['id']))} · {esc(sq.get('question_text'))}**")
+            with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+                st.badge(label, color=color, icon=icon)  # type: ignore[arg-type]
+                facts = []
+                if verdict:
+                    facts.append(f"confidence {_out_of_ten(h.get('confidence'))}")
+                facts.append(f"prior {_out_of_ten(h.get('initial_confidence'))}")
+                if h.get("pivot_of"):
+                    facts.append(f"pivot of {esc(numbers.get(h['pivot_of'], h['pivot_of']))}")
+                st.caption(" · ".join(facts))
+            if h.get("validation_criteria"):
+                st.caption(f"Test: {esc(h['validation_criteria'])}")
+            evidence = markers_to_numbered(str(h.get("evidence") or ""), numbering)
+            if evidence.strip():
+                st.markdown("**Evidence**")
+                show_cited(evidence, result.sources, "", top_heading=5)
+            elif not verdict:
+                st.caption(f"Not judged ({esc(sq.get('status') or 'pending')}).")
+            if h.get("pivot"):
+                tested = tested_pivots.get(sq["id"])
+                where = f" (tested as {esc(numbers.get(tested, tested))})" if tested else " (not tested)"
+                st.markdown(f":material/alt_route: **Suggested pivot:** {esc(h['pivot'])}{where}")
+
+
+# ---- the whole report -------------------------------------------------------------------------------
 
 
 def report(result: RunResult, *, key_prefix: str = "report", compact: bool = False) -> None:
     """The whole report of a run."""
     if not compact:
         widgets.totals_row(totals(result))
+        quality_row(result)
     widgets.show_warnings(result.warnings)
-    st.markdown(widgets.clean_md(result.final_answer) or "_The run produced no answer._")
-    if result.mode == "hierarchical" and result.sub_questions:
-        st.markdown("#### Branches")
+    show_cited(result.final_answer, result.sources, "_The run produced no answer._")
+    if hypotheses(result):
+        st.markdown("#### Hypotheses")
+        hypothesis_cards(result, key_prefix=key_prefix)
+    if result.mode in ("hierarchical", "hypothesis") and result.sub_questions:
+        st.markdown("#### Branch syntheses" if result.mode == "hypothesis" else "#### Branches")
         branch_syntheses(result)
     st.markdown("#### Sources")
     if result.sources:

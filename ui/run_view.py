@@ -116,3 +116,22 @@ def details(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
             st.dataframe(_log_frame(snap.log), hide_index=True, width="stretch", height=320)
         else:
             st.caption("Nothing logged yet.")
+
+
+# ---- the model's reasons at the gates ------------------------------------------------------------
+
+
+def depth_reasoning(log: list[dict[str, Any]], branch_id: str | None) -> str:
+    """Why the model judged a branch's depth as it did (its latest depth assessment), or ''."""
+    for entry in reversed(log):
+        if entry.get("branch") == branch_id and entry.get("kind") == "drill_down" and entry.get("reasoning"):
+            return str(entry["reasoning"])
+    return ""
+
+
+def revision_reasoning(log: list[dict[str, Any]]) -> str:
+    """The reviser's reasons for its latest proposed plan change, or ''."""
+    for entry in reversed(log):
+        if entry.get("node") == "revise_plan" and str(entry.get("message") or "").startswith("Proposed revision"):
+            return str(entry.get("reasoning") or "")
+    return ""

@@ -284,12 +284,19 @@ def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figu
     return figure
 
 
+def legend_markdown() -> str:
+    """The tree's status colours as Markdown chips: each status on its own tile colour, as in the tree."""
+    chips = []
+    for status, background in BRANCH_COLORS.items():
+        foreground = BRANCH_TEXT.get(status, DARK_TEXT)
+        label = f"{BRANCH_ICONS[status]} {status.capitalize()}"
+        chips.append(f':color[\u00a0{label}\u00a0]{{foreground="{foreground}" background="{background}"}}')
+    return "\u2002".join(chips)
+
+
 def tree_legend() -> None:
-    """The status colours of the tree, as badges."""
-    colors = {"pending": "gray", "researching": "orange", "completed": "green", "skipped": "gray", "failed": "red"}
-    with st.container(horizontal=True, gap="small"):
-        for status, color in colors.items():
-            st.badge(status.capitalize(), color=color, icon=BRANCH_ICONS[status])  # type: ignore[arg-type]
+    """The status colours of the tree, in the tree's own colours (pending and skipped differ)."""
+    st.markdown(legend_markdown())
 
 
 # ---- one branch ---------------------------------------------------------------------------------------
