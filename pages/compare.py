@@ -1,62 +1,308 @@
-"""Compare: two finished runs side by side (totals and reports)."""
+"""Compare: one question researched flat and hierarchically, or any two finished runs, side by side.
+
+The pair being compared lives in the URL (`?left=…&right=…`), so a rerun or a reopened tab shows
+it again. Both the research of the two runs and the judgement run on the server's threads
+(`ui.services.compare_jobs`); the page only starts them and polls.
+"""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
+from pydantic import ValidationError
 
-from ui import report_view, services, state, widgets
+from research_core.compare import metrics
+from research_core.configuration import build_run_config
+from research_core.runner import RunError, clean_question
+from ui import compare_view, services, state, widgets
+from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
 state.require_shell()
 
+POLL_SECONDS = 1.0
+LIVE = ("created", "running")
+
 st.title("Compare")
-st.caption("Pick two finished runs, for example the same question researched flat and hierarchically.")
+st.caption(
+    "Research one question flat and hierarchically with the same budget, or pick two finished runs; "
+    "then read the figures, the two reports and an LLM judgement side by side."
+)
 
 runner = services.get_runner()
-finished = [r for r in runner.runs() if r["status"] in state.FINISHED]
-if len(finished) < 2:
-    st.info("Comparing needs at least two finished runs.", icon=":material/compare:")
-    st.page_link(state.NEW_RESEARCH, label="Start a research", icon=":material/edit_note:")
+jobs = services.compare_jobs()
+settings = services.app_settings()
+local_model = settings.provider == "local"
+try:
+    runs = runner.runs()
+except Exception as exc:  # an unreadable database
+    st.error(f"The run history could not be read: {exc}. Check the database path on the Settings page.")
+    st.stop()
+by_id = {r["id"]: r for r in runs}
+
+state.init_state(
+    {
+        "cmp_question": "",
+        "cmp_max_iterations": settings.max_iterations,
+        "cmp_backends": [b for b in settings.search_backends if b in KNOWN_BACKENDS],
+        "cmp_parallel": not local_model,
+        "cmp_error": None,
+        "compare_pair": None,
+    }
+)
+
+
+# ---- one question, both modes --------------------------------------------------------------------
+
+
+def start_modes() -> None:
+    """Validate the form and start the flat and the hierarchical run in the background."""
+    st.session_state["cmp_error"] = None
+    try:
+        question = clean_question(st.session_state["cmp_question"])
+    except RunError as exc:
+        st.session_state["cmp_error"] = str(exc)
+        return
+    if not st.session_state["cmp_backends"]:
+        st.session_state["cmp_error"] = "Choose at least one search backend."
+        return
+    try:
+        config = build_run_config(
+            "auto",
+            question,
+            max_iterations=int(st.session_state["cmp_max_iterations"]),
+            parallel=settings.parallel,
+            max_total_cost_usd=settings.max_total_cost_usd,
+            search_backends=list(st.session_state["cmp_backends"]),
+        )
+    except (ValidationError, ValueError) as exc:
+        st.session_state["cmp_error"] = f"These limits do not fit together: {exc}"
+        return
+    in_parallel = bool(st.session_state["cmp_parallel"]) and not local_model
+    try:
+        flat_id, hier_id = jobs.start_modes(services.get_runner(), question, config, in_parallel=in_parallel)
+    except RunError as exc:
+        st.session_state["cmp_error"] = str(exc)
+        return
+    st.session_state["compare_request"] = (flat_id, hier_id)
+    st.query_params["left"] = flat_id
+    st.query_params["right"] = hier_id
+
+
+def modes_form(expanded: bool) -> None:
+    """Question, budget and search for a flat-versus-hierarchical comparison."""
+    title = "Research one question flat and hierarchically"
+    with st.expander(title, icon=":material/compare_arrows:", expanded=expanded):
+        st.text_area("Question", key="cmp_question", height=90, max_chars=4000)
+        budget, search = st.columns(2)
+        budget.number_input(
+            "Max iterations (each run)",
+            min_value=1,
+            max_value=500,
+            step=1,
+            key="cmp_max_iterations",
+            help="Both runs get the same budget.",
+        )
+        search.multiselect(
+            "Search backends", list(KNOWN_BACKENDS), key="cmp_backends", format_func=lambda b: KNOWN_BACKENDS.get(b, b)
+        )
+        st.checkbox(
+            "Run both at the same time",
+            key="cmp_parallel",
+            disabled=local_model,
+            help="Off: the flat run goes first, then the hierarchical one.",
+        )
+        if local_model:
+            st.caption(
+                "The embedded model answers one request at a time, so the flat run goes first and the "
+                "hierarchical one follows."
+            )
+        if st.session_state["cmp_error"]:
+            st.error(st.session_state["cmp_error"], icon=":material/error:")
+        st.button(
+            "Research both ways", type="primary", icon=":material/play_arrow:", key="cmp_start", on_click=start_modes
+        )
+
+
+# ---- which two runs ------------------------------------------------------------------------------
+
+
+def requested_pair() -> tuple[str, str] | None:
+    """The pair asked for by History or the form (this session), else by the URL."""
+    request = st.session_state.pop("compare_request", None)
+    if request:
+        return (str(request[0]), str(request[1]))
+    left, right = st.query_params.get("left"), st.query_params.get("right")
+    return (left, right) if left and right else None
+
+
+pair = requested_pair()
+if pair and all(i in by_id for i in pair) and pair != st.session_state["compare_pair"]:
+    st.session_state["compare_left"], st.session_state["compare_right"] = pair
+    st.session_state["compare_pair"] = pair
+
+shown = set(st.session_state["compare_pair"] or ()) | jobs.active_run_ids()
+ids = [i for i, r in by_id.items() if r["status"] in state.FINISHED or i in shown]
+if len(ids) < 2:
+    st.info(
+        "Comparing needs at least two finished runs, or research one question both ways below.",
+        icon=":material/compare:",
+    )
+    modes_form(expanded=True)
     st.stop()
 
-by_id = {r["id"]: r for r in finished}
-ids = list(by_id)
+modes_form(expanded=False)
 
 
 def label(run_id: str) -> str:
     """How a run appears in the pickers."""
     r = by_id[run_id]
-    return f"{widgets.format_time(r.get('created_at'))} · {r.get('mode') or '–'} · {widgets.shorten(r['question'], 70)}"
+    return (
+        f"{widgets.format_time(r.get('created_at'))} · {r.get('mode') or '–'} · "
+        f"{widgets.shorten(r.get('question') or '', 70)} · …{run_id[-6:]}"
+    )
 
 
 state.init_state({"compare_left": ids[1], "compare_right": ids[0]})
 for key in ("compare_left", "compare_right"):
-    if st.session_state[key] not in by_id:
+    if st.session_state[key] not in ids:
         st.session_state[key] = ids[0]
 pick_left, pick_right = st.columns(2, gap="large")
 left_id = pick_left.selectbox("Left", ids, format_func=label, key="compare_left")
 right_id = pick_right.selectbox("Right", ids, format_func=label, key="compare_right")
+st.session_state["compare_pair"] = (left_id, right_id)
+if st.query_params.get("left") != left_id or st.query_params.get("right") != right_id:
+    st.query_params["left"], st.query_params["right"] = left_id, right_id
+if left_id == right_id:
+    st.info("Pick two different runs.", icon=":material/info:")
+    st.stop()
+
+pair_ids = (left_id, right_id)
+names = compare_view.side_names(left_id, by_id[left_id].get("mode"), right_id, by_id[right_id].get("mode"))
+job = jobs.get(left_id, right_id)
+
+
+def pair_live() -> bool:
+    """True while the pair's comparison or either run is being worked on."""
+    current = jobs.get(left_id, right_id)
+    if current is not None and current.active:
+        return True
+    return any(services.run_is_active(i) or runner.snapshot(i).status == "running" for i in pair_ids)
+
+
+# ---- while the runs work -------------------------------------------------------------------------
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def pair_progress() -> None:
+    """Both runs' progress, redrawn every second until both are done (or stop)."""
+    snaps = [runner.snapshot(i) for i in pair_ids]
+    if not pair_live() or all(s.status in state.FINISHED for s in snaps):
+        st.rerun(scope="app")
+    current = jobs.get(left_id, right_id)
+    sequential = current is not None and not current.in_parallel
+    with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+        st.badge("working", color="blue", icon=":material/progress_activity:")
+        st.caption("Both runs at once." if not sequential else "One run after the other.")
+    columns = st.columns(2, gap="large")
+    for n, (col, snap) in enumerate(zip(columns, snaps, strict=True)):
+        with col:
+            waiting_for = names[pair_ids[0]] if sequential and n == 1 else None
+            compare_view.progress_card(snap, names[snap.run_id], waiting_for=waiting_for)
+    started = min(services.timestamp(s.created_at) for s in snaps)
+    messages = services.progress_feed().since(started)
+    if messages and all(s.costs.llm_calls == 0 for s in snaps):
+        with st.status("Starting the embedded model…", expanded=True):
+            for message in messages[-6:]:
+                st.caption(esc(message))
+
+
+def stalled(rows: list[dict]) -> None:
+    """Runs of the pair that stopped before finishing: what happened and how to continue."""
+    columns = st.columns(2, gap="large")
+    for col, row in zip(columns, rows, strict=True):
+        run_id, status = row["id"], row["status"]
+        with col, st.container(border=True):
+            st.markdown(f"**{esc(names[run_id])}**")
+            widgets.status_badge(status)
+            if row.get("error"):
+                st.caption(f"Error: {esc(row['error'])}")
+            if status in state.FINISHED:
+                continue
+            with st.container(horizontal=True, gap="small"):
+                resumable = status in (*state.RESUMABLE, "created")
+                if resumable and st.button("Resume", icon=":material/replay:", key=f"cmp_resume_{run_id}"):
+                    try:
+                        runner.resume_background(run_id)
+                    except RunError as exc:
+                        st.error(str(exc), icon=":material/error:")
+                    else:
+                        st.rerun()
+                st.page_link(
+                    state.page_for_status(status),
+                    label="Open the run",
+                    icon=":material/arrow_forward:",
+                    query_params={"run": run_id},
+                )
+
+
+rows = [by_id[i] for i in pair_ids]
+if not all(r["status"] in state.FINISHED for r in rows):
+    if job is not None and job.failed_while == "researching" and job.error:
+        st.error(f"The comparison stopped: {esc(job.error)}", icon=":material/error:")
+    if pair_live():
+        pair_progress()
+    else:
+        st.info("Both runs must finish before they can be compared.", icon=":material/info:")
+        stalled(rows)
+    st.stop()
+
+
+# ---- both finished: figures, judgement, reports -----------------------------------------------------
+
 left, right = runner.result(left_id), runner.result(right_id)
 if left is None or right is None:
     st.info("One of these runs has no stored report; pick another.", icon=":material/info:")
     st.stop()
+if left.question != right.question:
+    st.caption("These runs answer different questions; the judge compares the reports against the left one's.")
 
-rows = [
-    ("Mode", left.mode, right.mode),
-    ("Status", widgets.status_label(left.status), widgets.status_label(right.status)),
-]
-rows += [(name, a, b) for (name, a), (_, b) in zip(report_view.totals(left), report_view.totals(right), strict=True)]
-st.dataframe(
-    pd.DataFrame(rows, columns=["", "left", "right"]),
-    hide_index=True,
-    width="stretch",
-    key="compare_totals",
+compare_view.metrics_table(metrics(left), metrics(right))
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def judging() -> None:
+    """Wait for the judge, then redraw the page."""
+    current = jobs.get(left_id, right_id)
+    if current is None or not current.active:
+        st.rerun(scope="app")
+    with st.status("The judge reads both reports, then again with their order swapped…", state="running"):
+        st.caption("This takes two calls of the synthesis model.")
+
+
+st.subheader("Judgement")
+st.caption(
+    "An LLM reads the two reports twice, swapping which comes first; a criterion has a winner only when "
+    "both orders agree."
 )
+if job is not None and job.active:
+    judging()
+else:
+    if job is not None and job.comparison is not None:
+        compare_view.judgement(job.comparison, names)
+    elif job is not None and job.failed_while == "judging" and job.error:
+        st.error(f"The judgement failed: {esc(job.error)}", icon=":material/error:")
+    again = job is not None and job.comparison is not None
+    if st.button(
+        "Judge again" if again else "Judge the two reports",
+        icon=":material/balance:",
+        type="secondary" if again else "primary",
+        key="cmp_judge",
+    ):
+        try:
+            jobs.judge(runner, left_id, right_id)
+        except RunError as exc:
+            st.error(str(exc), icon=":material/error:")
+        else:
+            st.rerun()
 
-left_col, right_col = st.columns(2, gap="large")
-for col, key, result in ((left_col, "left", left), (right_col, "right", right)):
-    with col:
-        st.markdown(f"#### {esc(result.question)}")
-        with st.container(border=True, height=640):
-            report_view.report(result, key_prefix=f"compare_{key}", compact=True)
+compare_view.reports_side_by_side(left, right, names)

@@ -1,4 +1,4 @@
-"""History: every run of this installation, newest first; open, resume or delete one."""
+"""History: every run of this installation, newest first; open, resume, delete, compare, re-run a branch."""
 
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ frame = pd.DataFrame(
             "status": widgets.status_label(r.get("status") or ""),
             "cost": cost_of(r),
             "id": r["id"],
+            "re-run of": r.get("parent_run_id") or "",
         }
         for r in runs
     ]
@@ -65,18 +66,133 @@ st.dataframe(
         "question": st.column_config.TextColumn("question", width="large"),
         "cost": st.column_config.NumberColumn("cost", format="$%.4f", width=90),
         "id": st.column_config.TextColumn("run id", width=170),
+        "re-run of": st.column_config.TextColumn(
+            "re-run of", width=170, help="The run whose branch this run researched again"
+        ),
     },
     key="history_table",
 )
 
 by_id = {r["id"]: r for r in runs}
+finished_ids = [r["id"] for r in runs if r["status"] in state.FINISHED]
+
+
+def run_label(run_id: str) -> str:
+    """How a run appears in the picker: date, question, status, and enough of the id to tell twins apart."""
+    r = by_id[run_id]
+    rerun = " · branch re-run" if r.get("parent_run_id") else ""
+    return (
+        f"{widgets.format_time(r.get('created_at'))} · {widgets.shorten(r.get('question') or '', 80)} · "
+        f"{widgets.status_label(r['status'])}{rerun} · …{run_id[-6:]}"
+    )
+
+
+def open_compare(left: str, right: str) -> None:
+    """Open the Compare page with these two runs picked (does not return)."""
+    st.session_state["compare_request"] = (left, right)
+    st.switch_page(state.COMPARE, query_params={"left": left, "right": right})
+
+
+def lineage(row: dict) -> None:
+    """Where a branch re-run comes from, and the re-runs made from this run."""
+    parent = row.get("parent_run_id")
+    if parent and parent in by_id:
+        original = by_id[parent]
+        st.caption(
+            f"Re-run of one branch of the run of {widgets.format_time(original.get('created_at'))} UTC · `{parent}`"
+        )
+        with st.container(horizontal=True, gap="small"):
+            st.page_link(
+                state.page_for_status(original["status"]),
+                label="Open the original run",
+                icon=":material/north_west:",
+                query_params={"run": parent},
+            )
+            both_done = original["status"] in state.FINISHED and row["status"] in state.FINISHED
+            if both_done and st.button("Compare with the original", icon=":material/compare:", key="history_vs_parent"):
+                open_compare(parent, row["id"])
+    elif parent:
+        st.caption(f"Re-run of one branch of run `{parent}`, which has since been deleted.")
+    children = [r["id"] for r in runs if r.get("parent_run_id") == row["id"]]
+    if children:
+        st.caption("Branch re-runs of this run: " + ", ".join(f"`{c}`" for c in children))
+
+
+def rerun_branch(run_id: str) -> None:
+    """Pick a branch of a finished run, edit its question and priority, research it again as a new run."""
+    result = runner.result(run_id)
+    branches = [sq for sq in (result.sub_questions if result else []) if sq.get("id")]
+    if result is None or result.mode == "flat" or not branches:
+        return
+    numbers = widgets.branch_numbers(branches)
+    by_branch = {sq["id"]: sq for sq in branches}
+
+    def branch_label(branch_id: str) -> str:
+        text = by_branch[branch_id].get("question_text") or ""
+        return f"{numbers.get(branch_id, branch_id)} · {widgets.shorten(text, 90)}"
+
+    with st.expander("Re-run one branch", icon=":material/call_split:"):
+        st.caption(
+            "Research one branch again, with its question or priority edited. Every other branch's findings "
+            "are reused and the report is rebuilt, as a new run linked to this one."
+        )
+        branch_id = st.selectbox(
+            "Branch",
+            list(by_branch),
+            format_func=branch_label,
+            key=f"history_rerun_branch_{run_id}",
+        )
+        branch = by_branch[branch_id]
+        text = st.text_area(
+            "Question of this branch",
+            value=branch.get("question_text") or "",
+            max_chars=2000,
+            key=f"history_rerun_text_{run_id}_{branch_id}",
+        )
+        priority = st.number_input(
+            "Priority",
+            min_value=0.0,
+            max_value=1.0,
+            value=min(1.0, max(0.0, float(branch.get("priority") or 0.0))),
+            step=0.05,
+            format="%.2f",
+            key=f"history_rerun_priority_{run_id}_{branch_id}",
+        )
+        if st.button("Re-run this branch", type="primary", icon=":material/replay:", key="history_rerun_start"):
+            try:
+                new_id = runner.prepare_rerun(run_id, branch_id, question_text=text, priority=priority)
+                runner.resume_background(new_id)
+            except RunError as exc:
+                st.error(str(exc), icon=":material/error:")
+            else:
+                state.go(state.RUN, new_id)
+
+
+def compare_picker() -> None:
+    """Pick two finished runs and open them on the Compare page."""
+    if len(finished_ids) < 2:
+        return
+    with st.container(border=True):
+        st.markdown("**Compare two runs**")
+        picked = st.multiselect(
+            "Runs to compare",
+            finished_ids,
+            format_func=lambda i: (
+                f"{widgets.format_time(by_id[i].get('created_at'))} · {by_id[i].get('mode') or '–'} · "
+                f"{widgets.shorten(by_id[i].get('question') or '', 60)} · …{i[-6:]}"
+            ),
+            max_selections=2,
+            placeholder="Pick two finished runs",
+            key="history_compare_pick",
+        )
+        if st.button("Compare", icon=":material/compare:", key="history_compare", disabled=len(picked) != 2):
+            open_compare(picked[0], picked[1])
+
+
 selected = st.selectbox(
     "Run",
     list(by_id),
-    format_func=lambda i: (
-        f"{widgets.format_time(by_id[i].get('created_at'))} · "
-        f"{widgets.shorten(by_id[i].get('question') or '', 80)} · {widgets.status_label(by_id[i]['status'])}"
-    ),
+    format_func=run_label,
     key="history_selected",
 )
 row = by_id[selected]
@@ -89,6 +205,7 @@ with st.container(border=True):
         st.caption(f"`{selected}` · {esc(row.get('mode') or '–')}")
     if row.get("error"):
         st.caption(f"Error: {esc(row['error'])}")
+    lineage(row)
     with st.container(horizontal=True, gap="small"):
         if status in state.FINISHED:
             label, icon = "Open report", ":material/article:"
@@ -134,3 +251,7 @@ with st.container(border=True):
                     state.set_current_run(None)
                 st.session_state["history_message"] = "The run was deleted."
                 st.rerun()
+
+if status in state.FINISHED:
+    rerun_branch(selected)
+compare_picker()

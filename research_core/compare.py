@@ -2,24 +2,37 @@
 
 The pairwise judgement asks the LLM twice with the reports swapped, so a preference for
 whichever report comes first cancels out; a criterion only has a winner when both orders agree.
+The judge's own LLM calls are recorded with the comparison (`judge_costs`).
+
+`CompareJobs` runs comparisons on background threads of the server process (both runs of a
+question, then the judgement; or the judgement of two past runs), keyed by the pair of run ids,
+so a page rerun or a second tab finds a comparison in progress instead of starting it twice.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from research_core.configuration import RunConfig
+from research_core.costs import summarize_costs
 from research_core.llm import LLMClient, LLMError
 from research_core.prompts import render_prompt
 from research_core.runner import RunError, Runner
-from research_core.schemas import RunResult
+from research_core.schemas import CostEntry, CostTotals, RunResult
+
+logger = logging.getLogger(__name__)
 
 Pick = Literal["A", "B", "tie"]
 CRITERIA = ("more_complete", "better_organised", "better_supported")
 MAX_REPORT_CHARS = 6000
+MODES = ("flat", "hierarchical")
+MAX_JOBS = 64  # finished comparisons kept in memory; the oldest finished ones go first
 
 
 class PairwiseOutput(BaseModel):
@@ -29,6 +42,13 @@ class PairwiseOutput(BaseModel):
     better_organised: Pick = "tie"
     better_supported: Pick = "tie"
     reasoning: str = ""
+
+
+class JudgeVerdict(PairwiseOutput):
+    """One order of the judgement, with the runs that were shown as A and B."""
+
+    report_a: str
+    report_b: str
 
 
 class RunMetrics(BaseModel):
@@ -50,6 +70,15 @@ class RunMetrics(BaseModel):
     coverage_gaps: int | None
 
 
+class Judgement(BaseModel):
+    """The order-balanced judgement of two reports and what the judge's calls cost."""
+
+    judgement: dict[str, str] = Field(description="criterion -> run id, 'tie', 'inconsistent' or 'not judged'")
+    verdicts: list[JudgeVerdict] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    costs: CostTotals
+
+
 class Comparison(BaseModel):
     """Two runs, their metrics and reports, and the order-balanced judgement."""
 
@@ -59,6 +88,8 @@ class Comparison(BaseModel):
     judgement: dict[str, str] = Field(description="criterion -> run id, 'tie' or 'inconsistent'")
     reasoning: list[str]
     judge_errors: list[str] = Field(default_factory=list)
+    verdicts: list[JudgeVerdict] = Field(default_factory=list, description="each order's picks and reasons")
+    judge_costs: CostTotals | None = Field(default=None, description="the judge's own LLM calls")
 
 
 def metrics(result: RunResult) -> RunMetrics:
@@ -82,11 +113,14 @@ def metrics(result: RunResult) -> RunMetrics:
     )
 
 
-def judge_pair(llm: LLMClient, question: str, first: RunResult, second: RunResult) -> tuple[dict, list[str], list]:
-    """Judge both orders; a criterion goes to a run only when both orders agree."""
-    verdicts: list[PairwiseOutput] = []
-    reasons: list[str] = []
+def judge(llm: LLMClient, question: str, first: RunResult, second: RunResult) -> Judgement:
+    """Judge both orders; a criterion goes to a run only when both orders agree.
+
+    Every call of the judge, failed attempts included, is kept in `costs`.
+    """
+    verdicts: list[JudgeVerdict] = []
     errors: list[str] = []
+    entries: list[CostEntry] = []
     for a, b in ((first, second), (second, first)):
         system, user = render_prompt(
             "compare_answers",
@@ -95,37 +129,52 @@ def judge_pair(llm: LLMClient, question: str, first: RunResult, second: RunResul
             report_b=b.final_answer[:MAX_REPORT_CHARS],
         )
         try:
-            out, _costs = llm.structured(
+            out, costs = llm.structured(
                 "compare_answers", PairwiseOutput, system, user, node="compare", tier="synthesis"
             )
         except LLMError as exc:
+            entries.extend(exc.costs)
             errors.append(exc.user_message)
             continue
-        verdicts.append(out)
-        reasons.append(out.reasoning)
+        entries.extend(costs)
+        verdicts.append(JudgeVerdict(**out.model_dump(), report_a=a.run_id, report_b=b.run_id))
     judgement: dict[str, str] = {}
     for criterion in CRITERIA:
         if len(verdicts) < 2:
             judgement[criterion] = "not judged"
             continue
-        # map "A"/"B" back to run ids; the second verdict saw the reports swapped
-        forward = {"A": first.run_id, "B": second.run_id, "tie": "tie"}[getattr(verdicts[0], criterion)]
-        backward = {"A": second.run_id, "B": first.run_id, "tie": "tie"}[getattr(verdicts[1], criterion)]
-        judgement[criterion] = forward if forward == backward else "inconsistent"
-    return judgement, reasons, errors
+        picks = []
+        for verdict in verdicts:
+            names = {"A": verdict.report_a, "B": verdict.report_b, "tie": "tie"}
+            picks.append(names[getattr(verdict, criterion)])
+        judgement[criterion] = picks[0] if picks[0] == picks[1] else "inconsistent"
+    return Judgement(judgement=judgement, verdicts=verdicts, errors=errors, costs=summarize_costs(entries))
+
+
+def judge_pair(llm: LLMClient, question: str, first: RunResult, second: RunResult) -> tuple[dict, list[str], list]:
+    """Judge both orders: (criterion -> winner, the judge's reasons, errors)."""
+    out = judge(llm, question, first, second)
+    return out.judgement, [v.reasoning for v in out.verdicts], out.errors
 
 
 def compare_results(llm: LLMClient, first: RunResult, second: RunResult) -> Comparison:
     """Compare two finished runs."""
-    judgement, reasons, errors = judge_pair(llm, first.question, first, second)
+    out = judge(llm, first.question, first, second)
     return Comparison(
         question=first.question,
         runs=[metrics(first), metrics(second)],
         reports=[first.final_answer, second.final_answer],
-        judgement=judgement,
-        reasoning=reasons,
-        judge_errors=errors,
+        judgement=out.judgement,
+        reasoning=[v.reasoning for v in out.verdicts],
+        judge_errors=out.errors,
+        verdicts=out.verdicts,
+        judge_costs=out.costs,
     )
+
+
+def mode_config(config: RunConfig, mode: str) -> RunConfig:
+    """The config of one side of a flat-versus-hierarchical comparison: same budget, no gates."""
+    return config.model_copy(update={"mode": mode, "auto_approve": True, "step_mode": False})
 
 
 def compare_modes(runner: Runner, question: str, config: RunConfig, *, in_parallel: bool = True) -> Comparison:
@@ -135,13 +184,12 @@ def compare_modes(runner: Runner, question: str, config: RunConfig, *, in_parall
 
     def run(mode: str) -> None:
         try:
-            cfg = config.model_copy(update={"mode": mode, "auto_approve": True, "step_mode": False})
-            snaps[mode] = runner.start(question, cfg)
+            snaps[mode] = runner.start(question, mode_config(config, mode))
         except BaseException as exc:  # reported below, after both threads end
             errors[mode] = exc
 
     if in_parallel:
-        threads = [threading.Thread(target=run, args=(m,)) for m in ("flat", "hierarchical")]
+        threads = [threading.Thread(target=run, args=(m,)) for m in MODES]
         for t in threads:
             t.start()
         for t in threads:
@@ -168,3 +216,144 @@ def compare_runs(runner: Runner, first_id: str, second_id: str) -> Comparison:
         missing = first_id if first is None else second_id
         raise RunError(f"Run {missing} has not finished; only finished runs can be compared.")
     return compare_results(runner.llm, first, second)
+
+
+# ---- comparisons in the background (UI) ------------------------------------------------------
+
+Stage = Literal["researching", "judging", "done", "failed"]
+
+
+@dataclass
+class CompareJob:
+    """One comparison this process runs or ran: two runs (left, right) and, at the end, the judgement."""
+
+    run_ids: tuple[str, str]
+    stage: Stage
+    in_parallel: bool = True
+    comparison: Comparison | None = None
+    error: str | None = None
+    failed_while: Stage | None = None
+    started_at: float = field(default_factory=time.time)
+    finished_at: float | None = None
+    thread: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def active(self) -> bool:
+        """True while the job's thread works (researching or judging)."""
+        return self.thread is not None and self.thread.is_alive()
+
+
+def pair_key(left: str, right: str) -> frozenset[str]:
+    """The key of a comparison: the two run ids, whichever side each is on."""
+    return frozenset((left, right))
+
+
+class CompareJobs:
+    """The comparisons of one server process, keyed by their pair of run ids."""
+
+    def __init__(self, max_jobs: int = MAX_JOBS):
+        self.max_jobs = max_jobs
+        self._jobs: dict[frozenset[str], CompareJob] = {}
+        self._lock = threading.Lock()
+
+    def get(self, left: str, right: str) -> CompareJob | None:
+        """The comparison of these two runs, if this process started one."""
+        with self._lock:
+            return self._jobs.get(pair_key(left, right))
+
+    def active_run_ids(self) -> set[str]:
+        """Every run that belongs to a comparison still in progress."""
+        with self._lock:
+            return {rid for job in self._jobs.values() if job.active for rid in job.run_ids}
+
+    def _register(self, job: CompareJob, target: Any) -> CompareJob:
+        key = pair_key(*job.run_ids)
+        with self._lock:
+            existing = self._jobs.get(key)
+            if existing is not None and existing.active:
+                raise RunError("These two runs are already being compared.")
+            job.thread = threading.Thread(target=target, args=(job,), name=f"arbor-compare-{'-'.join(job.run_ids)}")
+            job.thread.daemon = True
+            self._jobs.pop(key, None)  # a new judgement of a pair counts as the newest
+            self._jobs[key] = job
+            excess = len(self._jobs) - self.max_jobs
+            if excess > 0:  # forget the oldest finished comparisons (dicts keep insertion order)
+                finished = [k for k, j in self._jobs.items() if not j.active and k != key]
+                for k in finished[:excess]:
+                    del self._jobs[k]
+        job.thread.start()
+        return job
+
+    def start_modes(
+        self, runner: Runner, question: str, config: RunConfig, *, in_parallel: bool = True, judge: bool = True
+    ) -> tuple[str, str]:
+        """Create a flat and a hierarchical run of `question` with the same budget and drive both in
+        the background (together, or flat first when the endpoint answers one request at a time),
+        then judge them. Returns (flat run id, hierarchical run id) at once."""
+        flat_id = runner.create_run(question, mode_config(config, "flat"))
+        hier_id = runner.create_run(question, mode_config(config, "hierarchical"))
+        job = CompareJob(run_ids=(flat_id, hier_id), stage="researching", in_parallel=in_parallel)
+
+        def body(job: CompareJob) -> None:
+            try:
+                if in_parallel:
+                    for run_id in job.run_ids:
+                        runner.resume_background(run_id)
+                    for run_id in job.run_ids:
+                        runner.wait(run_id)
+                else:
+                    for run_id in job.run_ids:
+                        runner.resume_background(run_id)
+                        runner.wait(run_id)
+                results = [runner.result(run_id) for run_id in job.run_ids]
+                failed = []
+                for mode, run_id, result in zip(MODES, job.run_ids, results, strict=True):
+                    if result is None:
+                        snap = runner.snapshot(run_id)
+                        failed.append(f"The {mode} run ended as {snap.status}: {snap.error or 'no report'}.")
+                if failed:
+                    self._fail(job, " ".join(failed))
+                    return
+                if judge:
+                    job.stage = "judging"
+                    job.comparison = compare_results(runner.llm, results[0], results[1])  # type: ignore[arg-type]
+                job.stage = "done"
+                job.finished_at = time.time()
+            except Exception as exc:  # reported on the page, never raised into a dead thread
+                logger.exception("comparison of %s failed", job.run_ids)
+                self._fail(job, getattr(exc, "user_message", None) or str(exc))
+
+        self._register(job, body)
+        return flat_id, hier_id
+
+    def judge(self, runner: Runner, left: str, right: str) -> CompareJob:
+        """Judge two finished runs in the background (left is shown as A first)."""
+        for run_id in (left, right):
+            if runner.result(run_id) is None:
+                raise RunError(f"Run {run_id} has not finished; only finished runs can be compared.")
+        job = CompareJob(run_ids=(left, right), stage="judging")
+
+        def body(job: CompareJob) -> None:
+            try:
+                job.comparison = compare_runs(runner, left, right)
+                job.stage = "done"
+                job.finished_at = time.time()
+            except Exception as exc:  # reported on the page
+                logger.exception("judgement of %s failed", job.run_ids)
+                self._fail(job, getattr(exc, "user_message", None) or str(exc))
+
+        return self._register(job, body)
+
+    def wait(self, left: str, right: str, timeout: float | None = None) -> CompareJob | None:
+        """Block until the comparison of these runs ends (tests)."""
+        job = self.get(left, right)
+        if job is not None and job.thread is not None:
+            job.thread.join(timeout)
+        return job
+
+    @staticmethod
+    def _fail(job: CompareJob, message: str) -> None:
+        job.error = message
+        job.failed_while = job.stage
+        job.stage = "failed"
+        job.finished_at = time.time()

@@ -26,6 +26,7 @@ from typing import Any
 
 import streamlit as st
 
+from research_core.compare import CompareJobs
 from research_core.runner import Runner
 from research_core.store import default_db_path
 from ui.settings_store import AppSettings, load_settings
@@ -278,3 +279,16 @@ def clear_checks() -> None:
     """Forget cached reachability results (the Settings page's re-check)."""
     cached_llm_check.clear()
     cached_search_check.clear()
+
+
+# ---- comparisons ------------------------------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False)
+def compare_jobs() -> CompareJobs:
+    """The process-wide comparisons, running and done.
+
+    Like runs, a comparison belongs to the server, not the tab: a page rerun or another session
+    finds it by its pair of run ids.
+    """
+    return CompareJobs()

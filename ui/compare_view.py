@@ -1,0 +1,198 @@
+"""The Compare view: two runs' metrics side by side, the pairwise judgement, progress and reports.
+
+Built from `research_core.compare` (RunMetrics, Comparison) and run snapshots only, so the
+Compare page stays thin. The judge's reasons are LLM text about web content: they are shown
+escaped, never as Markdown or HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+import streamlit as st
+
+from research_core.compare import CRITERIA, Comparison, RunMetrics
+from research_core.runner import RunSnapshot
+from research_core.schemas import RunResult
+from ui import report_view, run_view, widgets
+from ui.widgets import esc
+
+CRITERION_LABELS: dict[str, str] = {
+    "more_complete": "More complete",
+    "better_organised": "Better organised",
+    "better_supported": "Better supported",
+}
+METRIC_LABELS: tuple[str, ...] = (
+    "Mode",
+    "Status",
+    "Time",
+    "Iterations",
+    "LLM calls",
+    "Tokens",
+    "Cost (USD)",
+    "Findings",
+    "Distinct sources",
+    "Citations supported",
+    "Coverage",
+)
+ROW_PX = 35  # the height of one table row (and of the header)
+
+
+# ---- names --------------------------------------------------------------------------------------
+
+
+def side_names(left_id: str, left_mode: str | None, right_id: str, right_mode: str | None) -> dict[str, str]:
+    """How the page names each run: `Left (flat)`, `Right (hierarchical)`."""
+    return {
+        left_id: f"Left ({left_mode or 'mode unknown'})",
+        right_id: f"Right ({right_mode or 'mode unknown'})",
+    }
+
+
+# ---- metrics ------------------------------------------------------------------------------------
+
+
+def citations_text(m: RunMetrics) -> str:
+    """`3 of 4 (75%)`, or why there is no figure."""
+    if not m.citations_checked:
+        return "not checked"
+    share = round(100 * m.citations_supported / m.citations_checked)
+    return f"{m.citations_supported} of {m.citations_checked} ({share}%)"
+
+
+def coverage_text(m: RunMetrics) -> str:
+    """`2 covered, 1 gap`, or `not assessed`."""
+    if m.coverage_covered is None and m.coverage_gaps is None:
+        return "not assessed"
+    return f"{m.coverage_covered or 0} covered, {widgets.plural(m.coverage_gaps or 0, 'gap')}"
+
+
+def metric_values(m: RunMetrics) -> list[str]:
+    """One run's figures, in the order of METRIC_LABELS."""
+    return [
+        m.mode,
+        widgets.status_label(m.status),
+        widgets.format_duration(m.duration_s),
+        str(m.iterations),
+        str(m.llm_calls),
+        f"{m.tokens:,}",
+        widgets.usd_amount(m.cost_usd),
+        str(m.findings),
+        str(m.distinct_sources),
+        citations_text(m),
+        coverage_text(m),
+    ]
+
+
+def metrics_frame(left: RunMetrics, right: RunMetrics) -> pd.DataFrame:
+    """The metrics table: one row per figure, one column per run."""
+    rows = zip(METRIC_LABELS, metric_values(left), metric_values(right), strict=True)
+    return pd.DataFrame(list(rows), columns=["metric", "left", "right"])
+
+
+def metrics_table(left: RunMetrics, right: RunMetrics, *, key: str = "compare_metrics") -> None:
+    """The two runs' figures side by side."""
+    st.dataframe(
+        metrics_frame(left, right),
+        hide_index=True,
+        width="stretch",
+        height=ROW_PX * (len(METRIC_LABELS) + 1) + 3,  # every row visible, no inner scrolling
+        column_config={
+            "metric": st.column_config.TextColumn("", width="medium"),
+            "left": st.column_config.TextColumn("left", width="medium"),
+            "right": st.column_config.TextColumn("right", width="medium"),
+        },
+        key=key,
+    )
+
+
+# ---- judgement ----------------------------------------------------------------------------------
+
+
+def verdict_text(winner: str, names: Mapping[str, str]) -> str:
+    """One criterion's outcome in words (Markdown, names escaped)."""
+    if winner in names:
+        return f"**{esc(names[winner])}**"
+    if winner == "tie":
+        return "tie"
+    if winner == "inconsistent":
+        return "no winner (the judge's pick changed when the reports were swapped)"
+    if winner == "not judged":
+        return "not judged"
+    return f"**{esc(winner)}** (not one of these two runs)"
+
+
+def judgement_lines(comparison: Comparison, names: Mapping[str, str]) -> list[str]:
+    """`More complete: **Right (hierarchical)**` for each criterion."""
+    return [
+        f"{CRITERION_LABELS.get(c, c)}: {verdict_text(comparison.judgement.get(c, 'not judged'), names)}"
+        for c in CRITERIA
+    ]
+
+
+def judge_cost_text(comparison: Comparison) -> str:
+    """What the judge's own calls cost."""
+    costs = comparison.judge_costs
+    if costs is None:
+        return "The judge's own LLM calls were not recorded."
+    tokens = costs.tokens_in + costs.tokens_out
+    return (
+        f"The judgement took {widgets.plural(costs.llm_calls, 'LLM call')}, {tokens:,} tokens, "
+        f"{widgets.format_cost(costs.total_usd)} (not counted in either run's cost)."
+    )
+
+
+def judgement(comparison: Comparison, names: Mapping[str, str]) -> None:
+    """The order-balanced judgement: the winner per criterion, each order's reasons, the judge's cost."""
+    st.markdown("\n".join(f"- {line}" for line in judgement_lines(comparison, names)))
+    if comparison.verdicts:
+        for n, verdict in enumerate(comparison.verdicts, start=1):
+            a = names.get(verdict.report_a, verdict.report_a)
+            b = names.get(verdict.report_b, verdict.report_b)
+            picks = ", ".join(
+                f"{CRITERION_LABELS[c].lower()} {getattr(verdict, c)}" for c in CRITERIA if c in CRITERION_LABELS
+            )
+            with st.container(border=True):
+                st.caption(f"Order {n}: A = {esc(a)}, B = {esc(b)} · {esc(picks)}")
+                st.markdown(esc(verdict.reasoning) or "_No reasons given._")
+    else:
+        for reason in comparison.reasoning:
+            st.markdown(f"> {esc(reason)}")
+    for error in comparison.judge_errors:
+        st.warning(f"One order could not be judged: {esc(error)}", icon=":material/warning:")
+    st.caption(judge_cost_text(comparison))
+
+
+# ---- progress -----------------------------------------------------------------------------------
+
+
+def progress_card(snap: RunSnapshot, name: str, *, waiting_for: str | None = None) -> None:
+    """One run of a comparison while it works: status, headline numbers and what it is doing."""
+    with st.container(border=True):
+        st.markdown(f"**{esc(name)}**")
+        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+            widgets.status_badge(snap.status)
+            st.caption(f"`{esc(snap.run_id)}`")
+        if waiting_for and snap.status == "created":
+            st.caption(f"Waits for {esc(waiting_for)}: the model answers one request at a time.")
+            return
+        st.caption(" · ".join(f"{label}: {value}" for label, value in run_view.progress_values(snap)))
+        if snap.status in ("created", "running"):
+            st.caption(esc(run_view.activity_line(snap)))
+        if snap.error:
+            st.caption(f"Error: {esc(snap.error)}")
+
+
+# ---- reports ------------------------------------------------------------------------------------
+
+
+def reports_side_by_side(left: RunResult, right: RunResult, names: Mapping[str, str]) -> None:
+    """The two reports next to each other, each in its own scrolling box."""
+    left_col, right_col = st.columns(2, gap="large")
+    for col, key, result in ((left_col, "left", left), (right_col, "right", right)):
+        with col:
+            st.markdown(f"#### {esc(names.get(result.run_id, key))}")
+            st.caption(esc(widgets.shorten(result.question, 160)))
+            with st.container(border=True, height=640):
+                report_view.report(result, key_prefix=f"compare_{key}", compact=True)
