@@ -263,7 +263,7 @@ def drill_gate(s: RunSnapshot, pending: dict) -> None:
     st.subheader("Go deeper?")
     st.markdown(f"**{esc(number)} · {esc(branch.get('question_text'))}**")
     depth = branch.get("depth_assessment")
-    reasoning = run_view.depth_reasoning(s.log, bid)
+    reasoning = pending.get("reasoning") or run_view.depth_reasoning(s.log, bid)
     if depth or reasoning:
         verdict = f"The model judged the findings **{esc(depth)}**" if depth else "The model's assessment"
         st.markdown(f":material/psychology: {verdict}" + (f": {esc(reasoning)}" if reasoning else "."))

@@ -15,6 +15,7 @@ RESET_FIELDS: dict[str, Any] = {
     "stop_reason": None,
     "queries": [],
     "depth_assessment": None,
+    "depth_reasoning": None,
     "drill_proposal": None,
     "drill_status": None,
     "backend_stats": {},

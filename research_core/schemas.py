@@ -63,6 +63,7 @@ class SubQuestion(BaseModel):
     kind: Literal["question", "hypothesis"] = "question"
     # drill-down
     depth_assessment: str | None = None
+    depth_reasoning: str | None = None
     drill_proposal: list[dict] | None = None
     drill_status: str | None = None
     # smarter retries: per-backend outcomes for this branch, and backends dropped for it

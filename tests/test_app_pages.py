@@ -167,6 +167,7 @@ def test_new_research_has_its_widgets(env: dict) -> None:
         "Auto (classify the question)",
         "Flat (one research loop)",
         "Hierarchical (tree of sub-questions)",
+        "Hypothesis (propose and test hypotheses)",
     ]
     assert at.radio(key="nr_execution").value == "auto"
     assert at.number_input(key="nr_max_iterations").value == 20

@@ -65,6 +65,7 @@ def test_step_mode_drill_down_waits_for_approval_and_takes_edits(tmp_path):
         assert snap.pending["kind"] == "drill_down"
         assert snap.pending["branch"]["id"] == "sq_001"
         assert len(snap.pending["proposals"]) == 2
+        assert snap.pending["reasoning"] == "only generic statements"  # the model's reason, shown at the gate
         bad = runner.resume(snap.run_id, {"action": "approve", "children": [{"question_text": " "}]})
         assert bad.pending["kind"] == "drill_down" and "empty" in bad.pending["error"]
         snap = runner.resume(

@@ -200,6 +200,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                     "kind": "drill_down",
                     "question": state["question"],
                     "branch": {k: b.get(k) for k in ("id", "question_text", "depth_assessment", "priority")},
+                    "reasoning": b.get("depth_reasoning") or "",
                     "proposals": proposals,
                     "error": error,
                     "answers": "approve | reject | {'action': 'approve', 'children': [{question_text, priority}]}",

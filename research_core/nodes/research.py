@@ -280,6 +280,7 @@ def evaluate_depth(
         proposals = proposals[: min(config.max_children, room)]
     update = {
         "depth_assessment": out.depth,
+        "depth_reasoning": out.reasoning,
         "drill_proposal": proposals or None,
         "drill_status": "proposed" if proposals else "none",
     }
