@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from research_core.configuration import LLMSettings, RunConfig, build_run_config
 from research_core.runner import Runner
+from research_core.search.library import DocumentLibrary
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
 
@@ -33,3 +35,31 @@ def config(**overrides) -> RunConfig:
     values = {"search_backends": ["fixture"], "parallel": 2}
     values.update(overrides)
     return build_run_config("general", **values)
+
+
+# ---- the workbench's environment (app tests) ----------------------------------------------------
+
+DOCUMENTS = {
+    "sqlite-notes.md": "# SQLite notes\n\nSQLite is an embedded database for small web apps. "
+    "Write-ahead logging lets readers continue while one writer commits. " * 3,
+    "postgres-notes.md": "# PostgreSQL notes\n\nPostgreSQL is a client-server database with MVCC, "
+    "so many web app writers work at once; it needs a server process. " * 3,
+    "comparison.txt": "Comparing SQLite and PostgreSQL: SQLite suits small web apps with few writers; "
+    "PostgreSQL suits concurrent writes, replication and larger teams. " * 3,
+}
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
+    """A tmp database with library documents, the scripted server, and the app's environment."""
+    db = tmp_path / "data" / "arbor.db"
+    library = DocumentLibrary(db)
+    for name, text in DOCUMENTS.items():
+        library.add_text(name, text, kind="md" if name.endswith(".md") else "txt")
+    with serve(ScriptedLLM()) as (url, scripted):
+        monkeypatch.setenv("ARBOR_DB", str(db))
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        monkeypatch.setenv("ARBOR_SEARCH", "library")
+        monkeypatch.delenv("ARBOR_LLM_MODEL", raising=False)
+        yield {"db": db, "url": url, "scripted": scripted}

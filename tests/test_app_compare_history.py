@@ -7,17 +7,11 @@ OpenAI-compatible server and ARBOR_SEARCH=library, so nothing touches the networ
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
-from research_core.search.library import DocumentLibrary
-from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.test_app_pages import (
     APP,
-    DOCUMENTS,
     QUESTION,
     app,
     button,
@@ -43,22 +37,6 @@ METRICS = [
     "Citations supported",
     "Coverage",
 ]
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
-    """A tmp database with library documents, the scripted server, and the app's environment."""
-    db = tmp_path / "data" / "arbor.db"
-    library = DocumentLibrary(db)
-    for name, text in DOCUMENTS.items():
-        library.add_text(name, text, kind="md" if name.endswith(".md") else "txt")
-    with serve(ScriptedLLM()) as (url, scripted):
-        monkeypatch.setenv("ARBOR_DB", str(db))
-        monkeypatch.setenv("OPENAI_BASE_URL", url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("ARBOR_SEARCH", "library")
-        monkeypatch.delenv("ARBOR_LLM_MODEL", raising=False)
-        yield {"db": db, "url": url, "scripted": scripted}
 
 
 def metrics_table(at: AppTest):

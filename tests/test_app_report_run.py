@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,8 @@ import pytest
 import ui.services
 from research_core.configuration import LLMSettings
 from research_core.runner import Runner
-from research_core.search.library import DocumentLibrary
-from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
 from tests.test_app_pages import (
-    DOCUMENTS,
     QUESTION,
     app,
     button,
@@ -35,22 +31,6 @@ from tests.test_app_pages import (
 )
 
 FINISHED = ("completed", "completed_with_fallback", "failed")
-
-
-@pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
-    """A tmp database with library documents, the scripted server, and the app's environment."""
-    db = tmp_path / "data" / "arbor.db"
-    library = DocumentLibrary(db)
-    for name, text in DOCUMENTS.items():
-        library.add_text(name, text, kind="md" if name.endswith(".md") else "txt")
-    with serve(ScriptedLLM()) as (url, scripted):
-        monkeypatch.setenv("ARBOR_DB", str(db))
-        monkeypatch.setenv("OPENAI_BASE_URL", url)
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        monkeypatch.setenv("ARBOR_SEARCH", "library")
-        monkeypatch.delenv("ARBOR_LLM_MODEL", raising=False)
-        yield {"db": db, "url": url, "scripted": scripted}
 
 
 def web_runner(env: dict) -> Runner:
