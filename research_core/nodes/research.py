@@ -23,6 +23,7 @@ from research_core.schemas import (
     stable_id,
 )
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
+from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
 from research_core.stopping import branch_stop_decision
 
@@ -137,8 +138,12 @@ def run_searches(
                 row["errors"] += 1
                 entry = LogEntry(node="research_step", branch=branch_id, kind="search_error", message=exc.user_message)
                 log.append(entry.model_dump())
+                # Only a missing network disables a backend for the run; a timeout fails this query
+                # alone (counted in the branch's diagnostics) and the next query tries again.
                 if exc.unreachable and services.mark_down(backend.name, exc.user_message):
                     warnings.append(f"{exc.user_message} (backend '{backend.name}' disabled for this run)")
+                elif isinstance(exc, SearchTimeoutError) and exc.user_message not in warnings:
+                    warnings.append(exc.user_message)
                 continue
             except Exception as exc:  # a backend bug must not lose the run
                 row["errors"] += 1

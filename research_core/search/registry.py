@@ -7,7 +7,7 @@ from pathlib import Path
 
 from research_core.search.base import SearchBackend, SearchError
 from research_core.search.library import DocumentLibrary
-from research_core.search.web import WebSearch
+from research_core.search.web import SearchTimeoutError, WebSearch
 
 logger = logging.getLogger(__name__)
 
@@ -18,22 +18,48 @@ CHECK_TIMEOUT_S = 5.0
 EMPTY_LIBRARY_MESSAGE = "empty: add documents with `python -m research_core library add PATH`"
 
 
+class UnknownBackendError(ValueError):
+    """A search backend name Arbor does not know. `user_message` names the valid ones."""
+
+    def __init__(self, name: str):
+        self.user_message = f"Unknown search backend {name!r}; known backends: {', '.join(known_backends())}."
+        super().__init__(self.user_message)
+
+
 def known_backends() -> list[str]:
     """The names `build_backends` accepts."""
     return sorted(BACKEND_ALIASES)
 
 
+def canonical_backend(name: str) -> str:
+    """The canonical name of a backend ("web" -> "ddg"); raises UnknownBackendError."""
+    canonical = BACKEND_ALIASES.get(name.strip().lower())
+    if canonical is None:
+        raise UnknownBackendError(name.strip())
+    return canonical
+
+
+def parse_backend_names(text: str) -> list[str]:
+    """Canonical backend names, once each, from a comma list such as "ddg, library".
+
+    Raises UnknownBackendError for an unknown name, ValueError for an empty list.
+    """
+    names = [canonical_backend(part) for part in text.split(",") if part.strip()]
+    if not names:
+        raise ValueError(f"Name at least one search backend: {', '.join(known_backends())}.")
+    return list(dict.fromkeys(names))
+
+
 def build_backends(names: list[str], db_path: Path | str) -> list[SearchBackend]:
     """Build the named backends, in order, once each ("ddg" and "web" are the same backend).
 
-    Raises ValueError for an unknown name; the library lives in the SQLite file `db_path`.
+    Raises UnknownBackendError (a ValueError) for an unknown name; the library lives in the
+    SQLite file `db_path`.
     """
     backends: list[SearchBackend] = []
     built: set[str] = set()
     for raw in names:
-        canonical = BACKEND_ALIASES.get(raw.strip().lower())
-        if canonical is None:
-            raise ValueError(f"Unknown search backend {raw!r}; known backends: {', '.join(known_backends())}.")
+        canonical = canonical_backend(raw)
         if canonical in built:
             continue
         built.add(canonical)
@@ -60,6 +86,8 @@ def check_backend(backend: SearchBackend, timeout_s: float = CHECK_TIMEOUT_S) ->
                 region=backend.region,
             )
         results = backend.search(CHECK_QUERY, 3)
+    except SearchTimeoutError:
+        return False, f"slow: no answer in time for a test query (within {timeout_s:.0f} s)"
     except SearchError as exc:
         if exc.unreachable:
             return False, f"unreachable: {exc.user_message}"

@@ -3,7 +3,9 @@
 `ddgs` (9.x) queries several engines (DuckDuckGo, Bing, Brave, Wikipedia ...) and folds every
 failure into a `DDGSException` whose message is the last engine's error, so errors are told
 apart by their text: DNS and connection failures mean the network is unreachable, "No results
-found." means an empty answer. Rate limits are retried with exponential backoff.
+found." means an empty answer. Rate limits are retried with exponential backoff. A timeout is a
+slow answer, not a missing network: it is retried once and then fails that one query only
+(`SearchTimeoutError`), so the run keeps using web search.
 """
 
 from __future__ import annotations
@@ -27,31 +29,48 @@ RATE_LIMIT_MESSAGE = "DuckDuckGo is rate-limiting requests; wait a minute or use
 UNREACHABLE_MESSAGE = (
     "Web search is unreachable (no network?): {detail}. Add documents to the local library or check your connection."
 )
+TIMEOUT_MESSAGE = (
+    "Web search got no answer in time for a query ({attempts}); "
+    "web search stays on for the next queries."
+)
 MAX_DETAIL_CHARS = 200
+# Extra attempts after a timeout (at most `max_retries`): each attempt may take `deadline_s`.
+TIMEOUT_RETRIES = 1
 
 # Lower-cased fragments of error messages (ddgs, primp, the OS) and what they mean.
 _NO_RESULTS_MARKERS = ("no results found",)
 _RATE_LIMIT_MARKERS = ("ratelimit", "rate limit", "rate-limit", "too many requests", "http 429", "status 429")
-_UNREACHABLE_MARKERS = (
+# Failures that mean the network itself is missing: checked before timeouts.
+_OFFLINE_MARKERS = (
     "dnserror",
+    "dns error",
     "error resolving dns",
     "name or service not known",
     "temporary failure in name resolution",
     "failed to lookup address",
     "nodename nor servname",
     "getaddrinfo",
-    "connecterror",
     "connection refused",
-    "connection reset",
-    "connection aborted",
     "network is unreachable",
     "no route to host",
+)
+_TIMEOUT_MARKERS = ("timed out", "timeout")
+_UNREACHABLE_MARKERS = (
+    *_OFFLINE_MARKERS,
+    "connecterror",
+    "connection reset",
+    "connection aborted",
     "error sending request",
-    "timed out",
-    "timeout",
 )
 
-ErrorKind = Literal["no_results", "rate_limit", "unreachable", "other"]
+ErrorKind = Literal["no_results", "rate_limit", "timeout", "unreachable", "other"]
+
+
+class SearchTimeoutError(SearchError):
+    """A query got no answer in time, even after a retry: a transient failure of that query only."""
+
+    def __init__(self, backend: str, user_message: str):
+        super().__init__(backend, user_message, retryable=True, unreachable=False)
 
 
 class TextSearchClient(Protocol):
@@ -91,13 +110,19 @@ def _error_text(exc: BaseException) -> str:
 
 
 def classify_error(exc: BaseException) -> ErrorKind:
-    """Tell a rate limit, an unreachable network and an empty answer apart."""
+    """Tell a rate limit, a slow answer, an unreachable network and an empty answer apart.
+
+    DNS and connection failures mean the network is missing ("unreachable"); a timeout only
+    means that this answer was slow ("timeout").
+    """
     if isinstance(exc, RatelimitException):
         return "rate_limit"
-    if isinstance(exc, TimeoutException | TimeoutError | ConnectionError):
-        return "unreachable"
     text = _error_text(exc)
-    if any(marker in text for marker in _UNREACHABLE_MARKERS):
+    if any(marker in text for marker in _OFFLINE_MARKERS):
+        return "unreachable"
+    if isinstance(exc, TimeoutException | TimeoutError) or any(marker in text for marker in _TIMEOUT_MARKERS):
+        return "timeout"
+    if isinstance(exc, ConnectionError) or any(marker in text for marker in _UNREACHABLE_MARKERS):
         return "unreachable"
     if any(marker in text for marker in _RATE_LIMIT_MARKERS):
         return "rate_limit"
@@ -162,7 +187,8 @@ class WebSearch:
     """Web search through `ddgs`, as a SearchBackend named "ddg".
 
     Only `SearchError` ever leaves `search`: `retryable=True` after rate limits outlast the
-    retries, `unreachable=True` when the network cannot be reached or does not answer in time.
+    retries, `SearchTimeoutError` (retryable) when a query stays unanswered after a retry,
+    `unreachable=True` when the network cannot be reached (DNS or connection failures).
     """
 
     name = "ddg"
@@ -182,7 +208,8 @@ class WebSearch:
 
         `timeout_s` bounds each HTTP request; a whole attempt is abandoned after
         `2 * timeout_s + 1` seconds. Rate limits are retried `max_retries` times after
-        `backoff_s`, `2 * backoff_s`, `4 * backoff_s` ... seconds. `engines` is ddgs' `backend`
+        `backoff_s`, `2 * backoff_s`, `4 * backoff_s` ... seconds; a timeout is retried once
+        (if `max_retries` allows) after `backoff_s`. `engines` is ddgs' `backend`
         argument ("auto", or a comma list such as "duckduckgo,brave"). `client_factory` and
         `sleep` are for tests.
         """
@@ -206,6 +233,7 @@ class WebSearch:
         if limit <= 0 or not query:
             return []
         attempt = 0
+        timeouts = 0
         while True:
             try:
                 raw = self._fetch(query, limit)
@@ -225,6 +253,15 @@ class WebSearch:
                         self._sleep(delay)
                         continue
                     raise SearchError(self.name, RATE_LIMIT_MESSAGE, retryable=True) from exc
+                if kind == "timeout":
+                    timeouts += 1
+                    if timeouts <= min(self.max_retries, TIMEOUT_RETRIES):
+                        logger.warning("web search timed out for %r; retrying in %.1fs", query, self.backoff_s)
+                        self._sleep(self.backoff_s)
+                        continue
+                    attempts = f"{timeouts} attempt{'s' if timeouts != 1 else ''}"
+                    message = TIMEOUT_MESSAGE.format(attempts=attempts)
+                    raise SearchTimeoutError(self.name, message) from exc
                 if kind == "unreachable":
                     message = UNREACHABLE_MESSAGE.format(detail=_unreachable_reason(exc))
                     raise SearchError(self.name, message, unreachable=True) from exc
