@@ -8,17 +8,35 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from research_core.configuration import TEMPLATES, LLMSettings, build_run_config
+from research_core.configuration import (
+    TEMPLATES,
+    LLMSettings,
+    build_run_config,
+    resolve_llm_settings,
+    strip_url_secrets,
+)
 from research_core.runner import RunError, Runner, RunSnapshot
+from research_core.search.registry import known_backends, parse_backend_names
+from research_core.store import default_db_path
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+ANSWER_HELP = (
+    "the answer to the run's open gate. Plan review: approve | cancel | PLAN.json (an edited plan from "
+    "decompose or the gate). Step gate: continue | stop | EDITS.json (a list of {id, question_text?, priority?, "
+    "skip?}). Drill-down: approve | reject | CHILDREN.json (a list of {question_text, priority}). Plan "
+    "revision: accept | reject | CHANGES.json (the part of {add, drop, reprioritize} to keep). Any FILE.json "
+    'may also hold the full answer object, e.g. {"action": "approve", ...}'
+)
 
 
 class CliError(Exception):
@@ -37,7 +55,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-model", default=None, help="working model (plan, extract, branch synthesis)")
     g.add_argument("--synthesis-model", default=None, help="model for the final synthesis")
     g.add_argument("--llm-timeout", type=float, default=None, help="seconds before one LLM call times out")
-    g.add_argument("--search", default=None, help="comma list of search backends: ddg,library")
+    g.add_argument("--search", default=None, help=f"comma list of search backends ({', '.join(known_backends())})")
     g.add_argument("--max-cost", type=float, default=None, help="cost cap in USD")
     g.add_argument("--max-iterations", type=int, default=None, help="total iteration budget")
     g.add_argument("--parallel", type=int, default=None, help="branches researched at once")
@@ -57,7 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="research a question")
     p.add_argument("question")
-    p.add_argument("--mode", choices=["auto", "flat", "hierarchical"], default=None)
+    p.add_argument(
+        "--mode",
+        choices=["auto", "flat", "hierarchical", "hypothesis"],
+        default=None,
+        help="auto: classify the question; hypothesis: propose, test and judge hypotheses",
+    )
     p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
     p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
     p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
@@ -67,9 +90,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
     _common(p)
 
-    p = sub.add_parser("resume", help="answer a run's gate, or continue a run after a crash or failure")
+    p = sub.add_parser(
+        "resume",
+        help="answer a run's gate, or continue a run after a crash or failure",
+        description="Continue a run with its own LLM settings (from when it started) unless --llm* flags are "
+        "given; its limits and search backends stay those it started with.",
+    )
     p.add_argument("run_id")
-    p.add_argument("--answer", default=None, help="approve | continue | stop | cancel | path to an edited plan JSON")
+    p.add_argument("--answer", default=None, help=ANSWER_HELP)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
     _common(p)
@@ -125,22 +153,79 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _llm_flags(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "provider": args.llm,
+        "base_url": args.llm_base_url,
+        "model": args.llm_model,
+        "synthesis_model": args.synthesis_model,
+        "timeout_s": args.llm_timeout,
+    }
+
+
 def _llm_settings(args: argparse.Namespace) -> LLMSettings:
-    return LLMSettings.from_env(
-        provider=args.llm,
-        base_url=args.llm_base_url,
-        model=args.llm_model,
-        synthesis_model=args.synthesis_model,
-        timeout_s=args.llm_timeout,
-    )
+    return LLMSettings.from_env(**_llm_flags(args))
 
 
 def _runner(args: argparse.Namespace) -> Runner:
     return Runner(args.db, llm_settings=_llm_settings(args), progress=_progress)
 
 
+def _use_run_llm(runner: Runner, args: argparse.Namespace, run_id: str) -> None:
+    """Continue `run_id` with the LLM it started with; explicit --llm* flags override it."""
+    stored = runner.llm_record(run_id)
+    if stored is None:
+        return
+    settings = resolve_llm_settings(stored, **_llm_flags(args))
+    runner.use_llm_settings(settings)
+    default = "the embedded model" if settings.provider == "local" else "api.openai.com"
+    where = strip_url_secrets(settings.base_url) if settings.base_url else default
+    _progress(f"LLM: {settings.provider}, {settings.model} at {where}")
+
+
+def _db_flag(runner: Runner) -> str:
+    """` --db PATH` when the runner's database is not the one a bare command would use."""
+    try:
+        same = runner.db_path.resolve() == default_db_path().resolve()
+    except OSError:
+        same = False
+    return "" if same else f" --db {shlex.quote(str(runner.db_path))}"
+
+
+def _resume_command(runner: Runner, run_id: str, answer: str | None = None) -> str:
+    tail = f" --answer {answer}" if answer else ""
+    return f"python -m research_core resume {run_id}{_db_flag(runner)}{tail}"
+
+
+def _ignored_on_resume(args: argparse.Namespace) -> None:
+    given = [
+        flag
+        for flag, value in (
+            ("--search", args.search),
+            ("--max-cost", args.max_cost),
+            ("--max-iterations", args.max_iterations),
+            ("--parallel", args.parallel),
+        )
+        if value is not None
+    ]
+    if given:
+        verb = "apply" if len(given) > 1 else "applies"
+        _progress(
+            f"warning: {', '.join(given)} {verb} only when a run starts; this run keeps the limits it started with"
+        )
+
+
+def _backends(args: argparse.Namespace) -> list[str] | None:
+    if args.search is None:
+        return None
+    try:
+        return parse_backend_names(args.search)
+    except ValueError as exc:
+        raise CliError(f"--search: {exc}") from None
+
+
 def _config(args: argparse.Namespace, question: str, **extra: Any):
-    backends = [b.strip() for b in args.search.split(",") if b.strip()] if args.search else None
+    backends = _backends(args)
     try:
         return build_run_config(
             getattr(args, "template", None),
@@ -168,9 +253,10 @@ def _read_json(path: Path) -> Any:
         raise CliError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
 
 
-def _print_gate(snap: RunSnapshot) -> None:
+def _print_gate(runner: Runner, snap: RunSnapshot) -> None:
     pending = snap.pending or {}
-    if pending.get("kind") == "review":
+    kind = pending.get("kind")
+    if kind == "review":
         print(f"Plan for: {pending['question']}  (strategy: {pending['strategy']})")
         est = pending.get("estimated_iterations", {})
         for sq in pending["sub_questions"]:
@@ -180,36 +266,139 @@ def _print_gate(snap: RunSnapshot) -> None:
             )
         low, high = pending.get("estimated_cost_usd", [0, 0])
         print(f"Estimated cost: ${low:.4f} - ${high:.4f}")
-        if pending.get("error"):
-            print(f"Refused: {pending['error']}", file=sys.stderr)
+        _print_refusal(pending)
         print(f"\nRun {snap.run_id} is waiting for review. Continue with:")
-        print(f"  python -m research_core resume {snap.run_id} --answer approve")
-        print(f"  python -m research_core resume {snap.run_id} --answer edited_plan.json")
-    elif pending.get("kind") == "step":
+        print(f"  {_resume_command(runner, snap.run_id, 'approve')}")
+        print(f"  {_resume_command(runner, snap.run_id, 'edited_plan.json')}")
+        print(f"  {_resume_command(runner, snap.run_id, 'cancel')}")
+    elif kind == "step":
         for c in pending.get("completed", []):
             print(f"Completed {c['id']}: {c['question_text']}  (confidence {c.get('confidence')})")
         for p in pending.get("pending", []):
             print(f"  pending {p['id']} [{p['priority']:.2f}] {p['question_text']}")
-        if pending.get("error"):
-            print(f"Refused: {pending['error']}", file=sys.stderr)
+        _print_refusal(pending)
         print(f"\nRun {snap.run_id} paused after a branch. Continue with:")
-        print(f"  python -m research_core resume {snap.run_id} --answer continue|stop|edits.json")
+        print(f"  {_resume_command(runner, snap.run_id, 'continue|stop|edits.json')}")
+    elif kind == "drill_down":
+        _print_drill_gate(runner, snap, pending)
+    elif kind == "revision":
+        _print_revision_gate(runner, snap, pending)
 
 
-def _plan_file_to_answer(data: Any) -> Any:
-    if isinstance(data, dict) and "sub_questions" in data and "action" not in data:
+def _print_refusal(pending: dict[str, Any]) -> None:
+    if pending.get("error"):
+        print(f"Refused: {pending['error']}", file=sys.stderr)
+
+
+def _print_drill_gate(runner: Runner, snap: RunSnapshot, pending: dict[str, Any]) -> None:
+    branch = pending.get("branch") or {}
+    print(f"Go deeper into {branch.get('id')}: {branch.get('question_text')}  [{_priority(branch.get('priority'))}]")
+    print(f"  Depth of its findings: {branch.get('depth_assessment') or 'not assessed'}")
+    if pending.get("reasoning"):
+        print(f"  Why: {pending['reasoning']}")
+    print("  Proposed sub-questions:")
+    for n, child in enumerate(pending.get("proposals") or [], start=1):
+        print(f"    {n}. [{_priority(child.get('priority'))}] {child.get('question_text')}")
+        if child.get("rationale"):
+            print(f"       {child['rationale']}")
+    children = [
+        {"question_text": c.get("question_text"), "priority": c.get("priority")} for c in pending.get("proposals") or []
+    ]
+    print(f"As JSON, to edit for --answer FILE.json: {json.dumps(children, ensure_ascii=False)}")
+    _print_refusal(pending)
+    print(f"\nRun {snap.run_id} is waiting for a drill-down decision. Continue with:")
+    print(f"  {_resume_command(runner, snap.run_id, 'approve')}")
+    print(f"  {_resume_command(runner, snap.run_id, 'reject')}")
+    print(f"  {_resume_command(runner, snap.run_id, 'children.json')}   (a JSON list of {{question_text, priority}})")
+
+
+def _print_revision_gate(runner: Runner, snap: RunSnapshot, pending: dict[str, Any]) -> None:
+    changes = pending.get("changes") or {}
+    texts = {b["id"]: b.get("question_text", "") for b in snap.branches}
+    print("Proposed change to the pending part of the plan:")
+    for item in changes.get("add", []):
+        print(f"  add   [{_priority(item.get('priority'))}] {item.get('question_text')}")
+        if item.get("rationale"):
+            print(f"        {item['rationale']}")
+    for bid in changes.get("drop", []):
+        print(f"  drop  {bid}: {texts.get(bid, '')}")
+    for bid, priority in (changes.get("reprioritize") or {}).items():
+        print(f"  priority {bid} -> {_priority(priority)}: {texts.get(bid, '')}")
+    if changes.get("reasoning"):
+        print(f"Reason: {changes['reasoning']}")
+    print(f"As JSON, to edit for --answer FILE.json: {_revision_as_json(changes)}")
+    _print_refusal(pending)
+    print(f"\nRun {snap.run_id} is waiting for a decision on the plan revision. Continue with:")
+    print(f"  {_resume_command(runner, snap.run_id, 'accept')}")
+    print(f"  {_resume_command(runner, snap.run_id, 'reject')}")
+    print(
+        f"  {_resume_command(runner, snap.run_id, 'changes.json')}   (the part of {{add, drop, reprioritize}} to keep)"
+    )
+
+
+def _revision_changes(changes: dict[str, Any], pending: dict[str, Any]) -> dict[str, Any]:
+    """Match the questions to add (text or object) to the proposed ones, which the engine compares exactly."""
+    proposed = (pending.get("changes") or {}).get("add", [])
+    by_text = {" ".join(str(a.get("question_text", "")).split()).lower(): a for a in proposed if isinstance(a, dict)}
+    add = []
+    for item in changes.get("add", []) or []:
+        text = item.get("question_text") if isinstance(item, dict) else item
+        add.append(by_text.get(" ".join(str(text).split()).lower(), item))
+    return {**changes, "add": add}
+
+
+def _revision_as_json(changes: dict[str, Any]) -> str:
+    return json.dumps(
+        {
+            "add": [a.get("question_text") for a in changes.get("add", [])],
+            "drop": list(changes.get("drop", [])),
+            "reprioritize": dict(changes.get("reprioritize") or {}),
+        },
+        ensure_ascii=False,
+    )
+
+
+def _priority(value: Any) -> str:
+    try:
+        return f"{float(value):.2f}"
+    except (TypeError, ValueError):
+        return "?"
+
+
+def _answer_from_file(data: Any, pending: dict[str, Any]) -> Any:
+    """Turn the content of an --answer FILE.json into the answer object of the open gate.
+
+    A file holding a full answer (with "action") is passed as is; otherwise the shape of the
+    content and the open gate decide: an edited plan approves the plan, a list of edits
+    continues a step gate, a list of children approves a drill-down, changes accept a revision
+    (questions to add may be given by their text alone).
+    """
+    kind = pending.get("kind")
+    if isinstance(data, dict) and "action" in data:
+        if kind == "revision" and isinstance(data.get("changes"), dict):
+            return {**data, "changes": _revision_changes(data["changes"], pending)}
+        return data
+    if kind == "drill_down" or (kind is None and isinstance(data, dict) and "children" in data):
+        children = data.get("children") if isinstance(data, dict) else data
+        return {"action": "approve", "children": children}
+    if kind == "revision" or (kind is None and isinstance(data, dict) and {"add", "drop", "reprioritize"} & set(data)):
+        return {"action": "accept", "changes": _revision_changes(data, pending) if isinstance(data, dict) else data}
+    if kind == "step" or (kind is None and isinstance(data, dict) and "edits" in data):
+        edits = data.get("edits") if isinstance(data, dict) else data
+        return {"action": "continue", "edits": edits}
+    if isinstance(data, dict) and "sub_questions" in data:
         return {"action": "approve", **data}
     return data
 
 
 def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path | None) -> int:
     if snap.status in ("awaiting_review", "awaiting_step"):
-        _print_gate(snap)
+        _print_gate(runner, snap)
         return 0
     if snap.status == "failed":
         print(f"arbor: run {snap.run_id} failed: {snap.error}", file=sys.stderr)
         print(
-            f"arbor: everything gathered so far is saved; retry with: python -m research_core resume {snap.run_id}",
+            f"arbor: everything gathered so far is saved; retry with: {_resume_command(runner, snap.run_id)}",
             file=sys.stderr,
         )
         return EXIT_FAILED
@@ -219,7 +408,7 @@ def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path 
     result = runner.result(snap.run_id)
     if result is None:
         print(
-            f"arbor: run {snap.run_id} is {snap.status}; resume it with: python -m research_core resume {snap.run_id}",
+            f"arbor: run {snap.run_id} is {snap.status}; resume it with: {_resume_command(runner, snap.run_id)}",
             file=sys.stderr,
         )
         return EXIT_FAILED
@@ -237,9 +426,25 @@ def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path 
         f"{c.tokens_in + c.tokens_out} tokens, ${c.total_usd:.4f}, {result.duration_s:.0f}s",
         file=sys.stderr,
     )
+    _print_hypotheses(result.sub_questions)
     for w in result.warnings:
         print(f"arbor: warning: {w}", file=sys.stderr)
     return 0
+
+
+def _print_hypotheses(branches: list[dict[str, Any]]) -> None:
+    """One line per hypothesis of a hypothesis-mode run: its verdict, confidence and pivot."""
+    tested = [b for b in branches if b.get("kind") == "hypothesis"]
+    if not tested:
+        return
+    print("Hypotheses:", file=sys.stderr)
+    for b in tested:
+        h = b.get("hypothesis") or {}
+        verdict = h.get("verdict") or ("skipped" if b.get("status") == "skipped" else "not judged")
+        confidence = f" (confidence {h['confidence']}/10)" if h.get("confidence") is not None else ""
+        print(f"  {b['id']} {verdict}{confidence}: {b.get('question_text', '')}", file=sys.stderr)
+        if h.get("pivot"):
+            print(f"      pivot: {h['pivot']}", file=sys.stderr)
 
 
 def _compare(runner: Runner, args: argparse.Namespace) -> int:
@@ -310,10 +515,19 @@ def _library(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Execute one parsed command; returns the exit code."""
+    """Execute one parsed command; returns the exit code.
+
+    Sets `args.resume_hint` to the command that continues the run once a run is known, for the
+    message after Ctrl-C.
+    """
     if args.command == "library":
         return _library(args)
     runner = _runner(args)
+
+    def created(run_id: str, note: str = "") -> None:
+        args.resume_hint = _resume_command(runner, run_id)
+        _progress(f"run id {run_id}{note} started; resume with: {args.resume_hint}")
+
     if args.command == "decompose":
         plan, warnings = runner.propose_plan(args.question, _config(args, args.question))
         data = plan.model_dump(
@@ -340,21 +554,34 @@ def run_command(args: argparse.Namespace) -> int:
             step_mode=True if args.step else None,
             report_language=args.language,
         )
-        snap = runner.start(args.question, config, plan=plan)
-        print(f"arbor: run id {snap.run_id}", file=sys.stderr)
+        snap = runner.start(args.question, config, plan=plan, on_created=created)
         return _finish(runner, snap, args.out, args.json)
     if args.command == "resume":
+        snap = runner.snapshot(args.run_id)
+        _use_run_llm(runner, args, args.run_id)
+        _ignored_on_resume(args)
         answer: Any = None
         if args.answer is not None:
             candidate = Path(args.answer)
-            answer = _plan_file_to_answer(_read_json(candidate)) if candidate.suffix == ".json" else args.answer
+            if candidate.suffix.lower() == ".json":
+                answer = _answer_from_file(_read_json(candidate), snap.pending or {})
+            else:
+                answer = args.answer
+        args.resume_hint = _resume_command(runner, args.run_id)
         snap = runner.resume(args.run_id, answer)
         return _finish(runner, snap, args.out, args.json)
     if args.command == "compare":
         return _compare(runner, args)
     if args.command == "rerun":
-        snap = runner.rerun_branch(args.run_id, args.branch_id, question_text=args.question, priority=args.priority)
-        print(f"arbor: run id {snap.run_id} (re-run of {args.branch_id} from {args.run_id})", file=sys.stderr)
+        _use_run_llm(runner, args, args.run_id)
+        _ignored_on_resume(args)
+        snap = runner.rerun_branch(
+            args.run_id,
+            args.branch_id,
+            question_text=args.question,
+            priority=args.priority,
+            on_created=lambda run_id: created(run_id, f" (re-run of {args.branch_id} from {args.run_id})"),
+        )
         return _finish(runner, snap, args.out, args.json)
     if args.command == "runs":
         rows = runner.runs()
@@ -377,7 +604,7 @@ def run_command(args: argparse.Namespace) -> int:
         if snap.error:
             print(f"error: {snap.error}")
         if snap.pending:
-            _print_gate(snap)
+            _print_gate(runner, snap)
         return 0
     if args.command == "export":
         from research_core.export import export_result
@@ -407,8 +634,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"arbor: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("arbor: interrupted; resume with `python -m research_core resume RUN_ID`", file=sys.stderr)
-        return 130
+        hint = getattr(args, "resume_hint", None)
+        if hint:
+            print(f"arbor: interrupted; everything gathered so far is saved; resume with: {hint}", file=sys.stderr)
+        else:
+            print("arbor: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:  # the engine's own errors carry a user message
         message = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
         print(f"arbor: {message}", file=sys.stderr)

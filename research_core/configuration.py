@@ -6,11 +6,16 @@ environment variables only fill the defaults of the LLM endpoint.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+logger = logging.getLogger(__name__)
 
 LLMProvider = Literal["local", "openai"]
 
@@ -67,6 +72,78 @@ class LLMSettings(BaseModel):
     def synthesis_tier_model(self) -> str:
         """The model used for meta-synthesis."""
         return self.synthesis_model if self.synthesis_model is not None else self.model
+
+    def to_record(self) -> dict[str, Any]:
+        """The settings as stored with a run: endpoint, models and timeouts, never a secret.
+
+        LLMSettings holds no API key; credentials written into the base URL (user:password@,
+        ?api_key=...) are removed as well.
+        """
+        data = self.model_dump(include=set(STORED_LLM_FIELDS))
+        data["base_url"] = strip_url_secrets(self.base_url) if self.base_url else None
+        return data
+
+
+STORED_LLM_FIELDS = (
+    "provider",
+    "base_url",
+    "model",
+    "synthesis_model",
+    "timeout_s",
+    "max_retries",
+    "structured_retries",
+    "temperature",
+)
+_SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "sig", "auth")
+
+
+def strip_url_secrets(url: str) -> str:
+    """`url` without user:password@ and without query parameters that look like credentials."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    query = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not any(word in k.lower() for word in _SECRET_QUERY_WORDS)
+    ]
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+
+
+def resolve_llm_settings(
+    stored: Mapping[str, Any] | None,
+    *,
+    provider: str | None = None,
+    base_url: str | None = None,
+    model: str | None = None,
+    synthesis_model: str | None = None,
+    timeout_s: float | None = None,
+) -> LLMSettings:
+    """The LLM settings for continuing a run: explicit values, then the run's own, then the environment.
+
+    `stored` is what `LLMSettings.to_record` saved when the run started (None for runs recorded
+    before Arbor kept it). Naming another endpoint (a different provider, or any base URL)
+    starts from the environment and defaults instead of the run's settings; a model or timeout
+    alone overrides just that value of the run's settings.
+    """
+    explicit = {
+        "provider": provider,
+        "base_url": base_url,
+        "model": model,
+        "synthesis_model": synthesis_model,
+        "timeout_s": timeout_s,
+    }
+    new_endpoint = base_url is not None or (provider is not None and stored and provider != stored.get("provider"))
+    if stored and not new_endpoint:
+        values = {k: v for k, v in stored.items() if k in STORED_LLM_FIELDS}
+        values.update({k: v for k, v in explicit.items() if v is not None})
+        try:
+            return LLMSettings(**values)
+        except ValidationError as exc:
+            logger.warning("ignoring the run's stored LLM settings: %s", str(exc).splitlines()[0])
+    return LLMSettings.from_env(**explicit)
 
 
 class RunConfig(BaseModel):

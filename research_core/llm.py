@@ -142,6 +142,17 @@ class LLMClient:
                 )
             return self._models[key]
 
+    def _connect(self, tier: Tier, json_schema: dict | None) -> ChatOpenAI:
+        """The chat model of `tier`; a model that cannot be started becomes a one-line LLMError."""
+        try:
+            return self._chat_model(tier, json_schema)
+        except LLMError:
+            raise
+        except Exception as exc:  # e.g. LocalModelError: the embedded model is missing or broken
+            message = getattr(exc, "user_message", None) or f"The LLM could not be set up: {type(exc).__name__}: {exc}"
+            lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+            raise LLMError(lines[0] if lines else type(exc).__name__) from exc
+
     def _invoke(
         self,
         task: str,
@@ -154,7 +165,7 @@ class LLMClient:
         json_mode: bool = False,
         max_tokens: int | None = None,
     ) -> tuple[str, CostEntry]:
-        model = self._chat_model(tier, json_schema)
+        model = self._connect(tier, json_schema)
         kwargs: dict = {"extra_headers": {TASK_HEADER: task}}
         if json_mode:
             fmt: dict = {"type": "json_object"}

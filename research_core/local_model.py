@@ -345,8 +345,9 @@ def _check_server_installed() -> None:
 class LocalModelServer:
     """`python -m llama_cpp.server` serving one GGUF model on a free port of 127.0.0.1.
 
-    The server's output goes to a log file under the cache directory (`log_path`); on failure the
-    error message carries its tail. Use `start()`/`stop()` or the instance as a context manager.
+    The server's output goes to a log file under the cache directory (`log_path`); a failure is
+    reported in one line: the server's last error line, if any, and the path of that log.
+    Use `start()`/`stop()` or the instance as a context manager.
     """
 
     def __init__(
@@ -504,8 +505,8 @@ class LocalModelServer:
                     if "address already in use" in tail.lower():
                         raise _PortTaken()
                     raise LocalModelError(
-                        f"The local model server exited (code {code}) while loading {self.model_path}.\n"
-                        f"Last lines of {self.log_path}:\n{tail}"
+                        f"The local model server exited (code {code}) while loading {self.model_path}"
+                        f"{_reason(tail)}. Server log: {self.log_path}"
                     )
                 try:
                     if client.get(url).status_code == 200:
@@ -516,8 +517,8 @@ class LocalModelServer:
                     tail = self._log_tail()
                     self.stop()
                     raise LocalModelError(
-                        f"The local model server did not become ready in {self.startup_timeout_s:.0f} s.\n"
-                        f"Last lines of {self.log_path}:\n{tail}"
+                        f"The local model server did not become ready in {self.startup_timeout_s:.0f} s"
+                        f"{_reason(tail)}. Server log: {self.log_path}"
                     )
                 time.sleep(0.25)
 
@@ -529,6 +530,21 @@ class LocalModelServer:
         except OSError:
             return "(no server log)"
         return "\n".join(text.strip().splitlines()[-lines:]) or "(the server printed nothing)"
+
+
+_REASON_MARKERS = ("error", "failed", "exception", "cannot", "unable", "invalid")
+_MAX_REASON_CHARS = 160
+
+
+def _reason(tail: str) -> str:
+    """": <the server's last error line>" from its log tail, or "" when it names none; one line, bounded."""
+    lines = [" ".join(line.split()) for line in tail.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if any(marker in line.lower() for marker in _REASON_MARKERS):
+            if len(line) > _MAX_REASON_CHARS:
+                line = line[: _MAX_REASON_CHARS - 1] + "…"
+            return f": {line.rstrip('.')}"
+    return ""
 
 
 class _PortTaken(Exception):

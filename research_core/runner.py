@@ -31,6 +31,7 @@ from research_core.rerun import rerun_state
 from research_core.result import build_result
 from research_core.schemas import CostTotals, Plan, RunResult, utc_now
 from research_core.search.base import SearchBackend
+from research_core.search.registry import UnknownBackendError
 from research_core.services import Services
 from research_core.store import RunStore, default_db_path, open_checkpointer
 
@@ -97,6 +98,59 @@ def _pid_alive(pid: int | None) -> bool:
     return True
 
 
+def process_start_token(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot, /proc/PID/stat field 22); None if unknown.
+
+    Together with the pid this names one process: a later process that reuses the pid (a
+    restarted container's PID 1) has another start time.
+    """
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # the name in parentheses may hold spaces
+    return fields[19] if len(fields) > 19 else None
+
+
+# This process's owner token: its start time, or a random token where /proc is missing.
+OWNER_TOKEN = process_start_token(os.getpid()) or uuid.uuid4().hex
+
+
+def owner_alive(pid: int | None, token: str | None) -> bool:
+    """Whether the process recorded as a run's owner (pid and start token) still exists.
+
+    Records without a token (written by an older Arbor) fall back to the pid alone.
+    """
+    if not pid:
+        return False
+    if token is None:
+        return _pid_alive(pid)
+    if pid == os.getpid():
+        return token == OWNER_TOKEN
+    if not _pid_alive(pid):
+        return False
+    started = process_start_token(pid)
+    return started is None or started == token
+
+
+def progress_totals(values: Mapping[str, Any], active_s: float) -> dict[str, Any]:
+    """What a run has spent and gathered so far, from its checkpoint values (History, `runs`)."""
+    costs = summarize_costs(values.get("costs", []))
+    branches = values.get("branches", {}) or {}
+    return {
+        "cost_usd": costs.total_usd,
+        "tokens_in": costs.tokens_in,
+        "tokens_out": costs.tokens_out,
+        "llm_calls": costs.llm_calls,
+        "iterations": sum(int(b.get("iteration_count") or 0) for b in branches.values()),
+        "findings": len(values.get("findings", []) or []),
+        "sources": len(values.get("sources", []) or []),
+        "duration_s": round(active_s, 3),
+        "partial": True,
+    }
+
+
 class Runner:
     """Starts and drives research runs against one SQLite database."""
 
@@ -144,6 +198,26 @@ class Runner:
                 )
             return self._llm
 
+    def llm_record(self, run_id: str) -> dict[str, Any] | None:
+        """The LLM settings a run was started with (no secrets), or None for runs recorded without them."""
+        import json
+
+        raw = self._record(run_id).get("llm_json")
+        try:
+            data = json.loads(raw) if raw else None
+        except ValueError:
+            logger.warning("run %s: unreadable stored LLM settings; ignoring them", run_id)
+            return None
+        return data if isinstance(data, dict) else None
+
+    def use_llm_settings(self, settings: LLMSettings) -> None:
+        """Switch the LLM settings used from now on (e.g. a resumed run's own); refused while a run is driven."""
+        with self._lock:
+            if self._busy or any(t.is_alive() for t in self._threads.values()):
+                raise RunError("Cannot change the LLM settings while a run is running.")
+            self.llm_settings = settings
+            self._llm = None
+
     def backends_for(self, config: RunConfig) -> list[SearchBackend]:
         """The search backends of a run: injected ones, or built from the config's names."""
         if self._backends is not None:
@@ -178,9 +252,15 @@ class Runner:
         *,
         run_id: str | None = None,
         parent_run_id: str | None = None,
+        on_created: Callable[[str], None] | None = None,
     ) -> RunSnapshot:
-        """Create a run and drive it until it finishes or pauses at a gate."""
+        """Create a run and drive it until it finishes or pauses at a gate.
+
+        `on_created` is called with the run id once the run is recorded, before it runs.
+        """
         run_id = self.create_run(question, config, plan, run_id=run_id, parent_run_id=parent_run_id)
+        if on_created is not None:
+            on_created(run_id)
         return self._drive(run_id, self._initial_input(run_id))
 
     def create_run(
@@ -201,7 +281,9 @@ class Runner:
             except PlanError as exc:
                 raise RunError(f"The plan is invalid: {exc}") from None
         run_id = run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        self.store.create(run_id, question, config.model_dump(), parent_run_id=parent_run_id)
+        self.store.create(
+            run_id, question, config.model_dump(), parent_run_id=parent_run_id, llm=self.llm_settings.to_record()
+        )
         if plan_dict is not None:
             self.store.update(run_id, plan_json=plan_dict)
         return run_id
@@ -233,10 +315,21 @@ class Runner:
         return self._drive(run_id, None)
 
     def rerun_branch(
-        self, run_id: str, branch_id: str, *, question_text: str | None = None, priority: Any = None
+        self,
+        run_id: str,
+        branch_id: str,
+        *,
+        question_text: str | None = None,
+        priority: Any = None,
+        on_created: Callable[[str], None] | None = None,
     ) -> RunSnapshot:
-        """Re-research one branch of a finished run as a new run linked to it; returns the new run."""
+        """Re-research one branch of a finished run as a new run linked to it; returns the new run.
+
+        `on_created` is called with the new run's id before it runs.
+        """
         new_id = self.prepare_rerun(run_id, branch_id, question_text=question_text, priority=priority)
+        if on_created is not None:
+            on_created(new_id)
         return self._drive(new_id, None)
 
     def prepare_rerun(
@@ -280,9 +373,10 @@ class Runner:
     def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
         record = self._record(run_id)
         config = RunConfig.model_validate_json(record["config_json"])
-        started = time.time()
-        self.store.update(run_id, status="running", error=None, owner_pid=os.getpid())
+        started = time.monotonic()
+        self.store.update(run_id, status="running", error=None, owner_pid=os.getpid(), owner_token=OWNER_TOKEN)
         error: str | None = None
+        interrupted = False
         with open_checkpointer(self.db_path) as saver:
             graph = build_graph(saver)
             cfg = self._config(run_id)
@@ -290,38 +384,51 @@ class Runner:
                 services = self._services(run_id, config)
                 for _ in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
                     pass
-            except (LLMError, RunError) as exc:
+            except (LLMError, RunError, UnknownBackendError) as exc:
                 error = getattr(exc, "user_message", str(exc))
             except PlanError as exc:
                 error = f"The plan is invalid: {exc}"
+            except KeyboardInterrupt:
+                interrupted = True
             except Exception as exc:
-                logger.exception("run %s failed", run_id)
-                error = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
+                message = getattr(exc, "user_message", None)
+                if message:  # an engine error that already says what to do: no traceback
+                    logger.warning("run %s failed: %s", run_id, message)
+                else:
+                    logger.exception("run %s failed", run_id)
+                error = message or f"{type(exc).__name__}: {exc}"
             state = graph.get_state(cfg)
+        active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
         values = state.values or {}
+        mode = values.get("mode") or config.mode
+        if interrupted:
+            self.store.update(run_id, status="interrupted", totals_json=progress_totals(values, active_s))
+            raise KeyboardInterrupt
         if error is not None:
-            self.store.update(run_id, status="failed", error=error, mode=values.get("mode") or config.mode)
+            self.store.update(
+                run_id, status="failed", error=error, mode=mode, totals_json=progress_totals(values, active_s)
+            )
         elif state.interrupts:
             kind = (state.interrupts[0].value or {}).get("kind")
             status = "awaiting_review" if kind == "review" else "awaiting_step"
-            self.store.update(run_id, status=status, mode=values.get("mode") or config.mode)
+            self.store.update(run_id, status=status, mode=mode, totals_json=progress_totals(values, active_s))
         elif state.next:
-            self.store.update(run_id, status="interrupted")
+            self.store.update(run_id, status="interrupted", totals_json=progress_totals(values, active_s))
         else:
-            self._finish(run_id, values, record, started)
+            self._finish(run_id, values, record, active_s)
         return self.snapshot(run_id)
 
-    def _finish(self, run_id: str, values: dict[str, Any], record: dict[str, Any], started: float) -> None:
+    def _finish(self, run_id: str, values: dict[str, Any], record: dict[str, Any], active_s: float) -> None:
         status = values.get("status") or "completed"
         if status == "cancelled":
-            self.store.update(run_id, status="cancelled", mode=values.get("mode") or "")
+            self.store.update(
+                run_id, status="cancelled", mode=values.get("mode") or "", totals_json=progress_totals(values, active_s)
+            )
             return
         created = record.get("created_at") or utc_now()
         finished = utc_now()
-        from datetime import datetime
-
-        duration = (datetime.fromisoformat(finished) - datetime.fromisoformat(created)).total_seconds()
-        result = build_result(run_id, values, started_at=created, finished_at=finished, duration_s=duration)
+        # Research time: the sum of the drives, without the time spent waiting at gates or down.
+        result = build_result(run_id, values, started_at=created, finished_at=finished, duration_s=active_s)
         totals = {
             "cost_usd": result.costs.total_usd,
             "tokens_in": result.costs.tokens_in,
@@ -407,7 +514,7 @@ class Runner:
         pending = state.interrupts[0].value if state.interrupts else None
         status = record["status"]
         active = self.is_active(run_id)
-        if status == "running" and not active and not _pid_alive(record.get("owner_pid")):
+        if status == "running" and not active and not owner_alive(record.get("owner_pid"), record.get("owner_token")):
             status = "interrupted"
         return RunSnapshot(
             run_id=run_id,
@@ -440,10 +547,12 @@ class Runner:
         """All runs, newest first, with a status that tells interrupted runs apart."""
         rows = self.store.list()
         for row in rows:
-            if row["status"] == "running" and not self.is_active(row["id"]):
-                full = self.store.get(row["id"]) or {}
-                if not _pid_alive(full.get("owner_pid")):
-                    row["status"] = "interrupted"
+            if (
+                row["status"] == "running"
+                and not self.is_active(row["id"])
+                and not owner_alive(row.get("owner_pid"), row.get("owner_token"))
+            ):
+                row["status"] = "interrupted"
         return rows
 
     def delete(self, run_id: str) -> bool:

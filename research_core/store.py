@@ -69,6 +69,9 @@ RUN_COLUMNS = {
     "error": str,
     "parent_run_id": str,
     "owner_pid": int,
+    "owner_token": str,
+    "llm_json": str,
+    "active_s": float,
 }
 
 
@@ -85,13 +88,34 @@ class RunStore:
             if not table.exists():
                 table.create(RUN_COLUMNS, pk="id")
                 table.create_index(["created_at"])
+            else:
+                self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Bring a database written by an older Arbor up to RUN_COLUMNS (old rows get NULL)."""
+        existing = set(self._db["runs"].columns_dict)
+        for name, kind in RUN_COLUMNS.items():
+            if name in existing:
+                continue
+            try:
+                self._db["runs"].add_column(name, kind)
+            except sqlite3.OperationalError as exc:  # another process added it first
+                if "duplicate column" not in str(exc).lower():
+                    raise
 
     def close(self) -> None:
         """Close the connection."""
         self._conn.close()
 
-    def create(self, run_id: str, question: str, config: dict[str, Any], parent_run_id: str | None = None) -> None:
-        """Record a new run."""
+    def create(
+        self,
+        run_id: str,
+        question: str,
+        config: dict[str, Any],
+        parent_run_id: str | None = None,
+        llm: dict[str, Any] | None = None,
+    ) -> None:
+        """Record a new run; `llm` holds the LLM settings it runs with (never an API key)."""
         now = utc_now()
         with self._lock, self._conn:
             self._db["runs"].insert(
@@ -105,6 +129,8 @@ class RunStore:
                     "updated_at": now,
                     "config_json": json.dumps(config),
                     "parent_run_id": parent_run_id,
+                    "llm_json": json.dumps(llm) if llm is not None else None,
+                    "active_s": 0.0,
                 }
             )
 
@@ -114,6 +140,16 @@ class RunStore:
         values["updated_at"] = utc_now()
         with self._lock, self._conn:
             self._db["runs"].update(run_id, values)
+
+    def add_active_seconds(self, run_id: str, seconds: float) -> float:
+        """Add one drive's duration to the run's research time; returns the new total."""
+        with self._lock, self._conn:
+            self._conn.execute(
+                "update runs set active_s = coalesce(active_s, 0) + ?, updated_at = ? where id = ?",
+                [max(0.0, float(seconds)), utc_now(), run_id],
+            )
+            row = self._conn.execute("select active_s from runs where id = ?", [run_id]).fetchone()
+        return float(row[0] or 0.0) if row else 0.0
 
     def get(self, run_id: str) -> dict[str, Any] | None:
         """The run record, or None."""
@@ -125,7 +161,10 @@ class RunStore:
 
     def list(self, limit: int = 500) -> list[dict[str, Any]]:
         """Runs, newest first (without the bulky result JSON)."""
-        cols = "id, question, mode, status, template, created_at, updated_at, totals_json, error, parent_run_id"
+        cols = (
+            "id, question, mode, status, template, created_at, updated_at, totals_json, error, parent_run_id, "
+            "owner_pid, owner_token"
+        )
         with self._lock:
             rows = self._db.query(f"select {cols} from runs order by created_at desc, rowid desc limit ?", [limit])
             return [dict(r) for r in rows]

@@ -88,7 +88,8 @@ def test_run_without_auto_stops_at_review_then_resume_approves(cli, capsys):
     captured = capsys.readouterr()
     assert "waiting for review" in captured.out
     run_id = captured.err.split("run id ")[1].split()[0]
-    assert "sq_001" in captured.out and f"resume {run_id} --answer approve" in captured.out
+    db = tmp / "a.db"
+    assert "sq_001" in captured.out and f"resume {run_id} --db {db} --answer approve" in captured.out
     bad = tmp / "bad.json"
     bad.write_text(json.dumps({"sub_questions": [{"question_text": "", "priority": 0.5}]}))
     assert run("resume", run_id, "--answer", str(bad)) == 0

@@ -1,0 +1,181 @@
+"""Step mode from the command line: drill-down and plan-revision gates, answered with words or JSON
+files; hypothesis mode with its verdicts; user mistakes and a broken local model as one line."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from research_core import local_model
+from research_core.__main__ import build_parser, main
+from tests.fakes.llm_server import ScriptedLLM, serve
+
+QUESTION = "Compare React, Vue, and Angular for building web applications"
+DEEPER = "Which rendering benchmarks compare React and Vue?"
+ADDED = "How large is each framework's hiring market?"
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("ARBOR_DB", raising=False)
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "gates.db"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "react.md").write_text("# React\n\nReact builds user interfaces from components with JSX.\n")
+    (docs / "vue.md").write_text("# Vue\n\nVue is a progressive framework with reactive templates.\n")
+    assert main(["library", "add", str(docs / "react.md"), str(docs / "vue.md"), "--db", str(db)]) == 0
+
+    def superficial_once(body: dict) -> str:
+        return json.dumps({"depth": "superficial", "reasoning": "only generic claims", "drill_into": [DEEPER]})
+
+    def revise_once(body: dict) -> str:
+        return json.dumps(
+            {
+                "add": [{"question": ADDED, "priority": 0.6, "rationale": "Hiring decides many choices."}],
+                "drop": ["sq_003"],
+                "reprioritize": {},
+                "reasoning": "The first findings point at hiring; practitioner advice adds little.",
+            }
+        )
+
+    script = ScriptedLLM(script={"evaluate_depth": [superficial_once], "revise_plan": [revise_once]})
+    with serve(script) as (url, _):
+        common = ["--db", str(db), "--llm", "openai", "--llm-base-url", url, "--search", "library"]
+        yield (lambda *args: main([*args, *common])), tmp_path
+
+
+def test_drill_down_and_revision_gates_are_shown_and_answered_from_files(cli, capsys):
+    run, tmp = cli
+    assert run("run", QUESTION, "--step", "--parallel", "1", "--max-iterations", "30") == 0
+    captured = capsys.readouterr()
+    run_id = captured.err.split("run id ")[1].split()[0]
+    assert run("resume", run_id, "--answer", "approve") == 0
+    seen: dict[str, str] = {}
+    for _ in range(20):
+        out = capsys.readouterr().out
+        if "paused after a branch" in out:
+            assert run("resume", run_id, "--answer", "continue") == 0
+        elif "waiting for a decision on the plan revision" in out:
+            seen["revision"] = out
+            changes = tmp / "changes.json"
+            changes.write_text(json.dumps({"add": [ADDED], "drop": []}))  # keep the addition, not the drop
+            assert run("resume", run_id, "--answer", str(changes)) == 0
+        elif "waiting for a drill-down decision" in out:
+            seen["drill"] = out
+            children = tmp / "children.json"
+            children.write_text(json.dumps([{"question_text": "How fast does React render long lists?"}]))
+            assert run("resume", run_id, "--answer", str(children), "--json", str(tmp / "r.json")) == 0
+        else:
+            break
+    revision, drill = seen["revision"], seen["drill"]
+    assert f"add   [0.60] {ADDED}" in revision and "Hiring decides many choices." in revision
+    assert "drop  sq_003: What do practitioners recommend" in revision
+    assert "Reason: The first findings point at hiring" in revision
+    assert f"resume {run_id} --db {tmp / 'gates.db'} --answer accept" in revision
+    assert "--answer reject" in revision
+    assert "Go deeper into sq_001" in drill and "Depth of its findings: superficial" in drill
+    assert "Why: only generic claims" in drill
+    assert f"1. [0.90] {DEEPER}" in drill
+    assert f"resume {run_id} --db {tmp / 'gates.db'} --answer approve" in drill and "--answer reject" in drill
+
+    assert run("resume", run_id, "--json", str(tmp / "r.json")) == 0  # finished runs just report again
+    result = json.loads((tmp / "r.json").read_text())
+    assert result["status"] == "completed"
+    by_text = {sq["question_text"]: sq for sq in result["sub_questions"]}
+    assert by_text[ADDED]["status"] == "completed"  # the accepted addition was researched
+    assert next(sq for sq in result["sub_questions"] if sq["id"] == "sq_003")["status"] == "completed"  # not dropped
+    child = by_text["How fast does React render long lists?"]
+    assert child["parent_id"] == "sq_001" and child["priority"] == 0.5  # the edited child, default priority
+
+
+def test_gate_answers_are_refused_with_the_reason_and_the_gate_stays_open(cli, capsys):
+    run, tmp = cli
+    assert run("run", QUESTION, "--step", "--parallel", "1", "--max-iterations", "30", "--auto") == 0
+    run_id = capsys.readouterr().err.split("run id ")[1].split()[0]
+    for _ in range(20):
+        out = capsys.readouterr().out
+        if "waiting for a drill-down decision" in out:
+            break
+        assert run("resume", run_id, "--answer", "accept" if "plan revision" in out else "continue") == 0
+    empty = tmp / "empty.json"
+    empty.write_text("[]")
+    assert run("resume", run_id, "--answer", str(empty)) == 0
+    captured = capsys.readouterr()
+    assert "Refused: 'children' must be a non-empty list" in captured.err
+    assert "waiting for a drill-down decision" in captured.out
+    assert run("resume", run_id, "--answer", "reject") == 0
+    assert "waiting for a drill-down decision" not in capsys.readouterr().out
+
+
+def test_resume_help_lists_every_answer_form(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["resume", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    for form in (
+        "approve",
+        "cancel",
+        "continue",
+        "stop",
+        "reject",
+        "accept",
+        "PLAN.json",
+        "EDITS.json",
+        "CHILDREN.json",
+        "CHANGES.json",
+    ):
+        assert form in help_text
+
+
+def test_hypothesis_mode_prints_each_verdict(cli, capsys):
+    run, tmp = cli
+    code = run(
+        "run", "Why do teams pick React over Vue?", "--mode", "hypothesis", "--auto", "--json", str(tmp / "h.json")
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    result = json.loads((tmp / "h.json").read_text())
+    assert result["mode"] == "hypothesis"
+    assert "Hypotheses:" in err
+    for sq in result["sub_questions"]:
+        assert f"{sq['id']} validated (confidence 7/10): {sq['question_text']}" in err
+
+
+def test_unknown_search_backend_is_one_line_and_creates_no_run(cli, capsys):
+    assert main(["run", QUESTION, "--auto", "--search", "foo", "--db", "x.db"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "arbor: --search: Unknown search backend 'foo'; known backends: ddg, library, web."
+    assert main(["runs", "--db", "x.db"]) == 0
+    assert "No runs yet" in capsys.readouterr().out
+    assert main(["run", QUESTION, "--search", " , ", "--db", "x.db"]) == 2
+    assert "Name at least one search backend: ddg, library, web" in capsys.readouterr().err
+
+
+def test_a_broken_local_model_is_one_line_with_its_log(tmp_path, monkeypatch, capsys, caplog):
+    caplog.set_level(logging.INFO)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("ARBOR_CACHE_DIR", str(tmp_path / "cache"))
+    garbage = tmp_path / "model.gguf"
+    garbage.write_bytes(b"this is not a GGUF file" * 100)
+    monkeypatch.setattr(local_model, "ensure_model_file", lambda progress=None: garbage)
+    code = main(
+        ["run", "What is JSX?", "--auto", "--llm", "local", "--search", "library", "--db", str(tmp_path / "a.db")]
+    )
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "Traceback" not in err and "Traceback" not in caplog.text
+    failure = next(line for line in err.splitlines() if " failed: " in line)
+    if local_model.importlib.util.find_spec("llama_cpp") is not None:
+        log = tmp_path / "cache" / "logs" / "llama-server.log"
+        assert failure.endswith(f"Server log: {log}") and "exited" in failure
+        assert "GGUF" in log.read_text() or "Failed to load model" in log.read_text()
+    else:
+        assert "llama-cpp-python" in failure
+    assert "retry with: python -m research_core resume" in err
