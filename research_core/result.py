@@ -46,6 +46,9 @@ def build_result(
         b = dict(branches[bid])
         if b.get("synthesis"):
             b["synthesis"] = markers_to_numbered(b["synthesis"], numbering)
+        evidence = (b.get("hypothesis") or {}).get("evidence")
+        if evidence:
+            b["hypothesis"] = {**b["hypothesis"], "evidence": markers_to_numbered(evidence, numbering)}
         b["findings"] = findings_by_branch.get(bid, [])
         sub_questions.append(b)
     research_iterations = sum(int(b.get("iteration_count", 0)) for b in branches.values())

@@ -27,6 +27,7 @@ def test_hypotheses_are_researched_judged_and_reported(tmp_path):
         assert sq["hypothesis"]["search_strategy"]
         assert sq["synthesis"].startswith("**Verdict: validated** (confidence 7/10)")
         assert "[" in sq["synthesis"]
+        assert "[[src:" not in sq["hypothesis"]["evidence"] and "[" in sq["hypothesis"]["evidence"]
     plan_prompts = [b["messages"][-1]["content"] for t, b in script.calls if t == "plan_queries"]
     assert any("Test the hypothesis:" in p and "search strategy: cost data" in p for p in plan_prompts)
     meta = next(b for t, b in script.calls if t == "meta_synthesis")
