@@ -537,7 +537,7 @@ _MAX_REASON_CHARS = 160
 
 
 def _reason(tail: str) -> str:
-    """": <the server's last error line>" from its log tail, or "" when it names none; one line, bounded."""
+    """The server's last error line from its log tail as ": <line>" (one line, bounded), or "" if none."""
     lines = [" ".join(line.split()) for line in tail.splitlines() if line.strip()]
     for line in reversed(lines):
         if any(marker in line.lower() for marker in _REASON_MARKERS):

@@ -48,16 +48,24 @@ def _propose_hypotheses(state: ResearchState, services: Services, config: RunCon
             exc.user_message
         )
         entry = LogEntry(node="decompose_question", kind="fallback", message=message)
-        return {"mode": "flat", "costs": [c.model_dump() for c in exc.costs], "warnings": [message],
-                "log": [entry.model_dump()]}
+        return {
+            "mode": "flat",
+            "costs": [c.model_dump() for c in exc.costs],
+            "warnings": [message],
+            "log": [entry.model_dump()],
+        }
     made = hypothesis_branches(out, config, {}, config.max_hypotheses)
     warnings = []
     if len(made) < config.min_hypotheses:
         warnings.append(f"Only {len(made)} distinct hypothesis(es) proposed, fewer than {config.min_hypotheses}.")
     plan = Plan(question=state["question"], strategy="hypothesis-driven", sub_questions=made)
     entry = LogEntry(node="decompose_question", message=f"Proposed {len(made)} hypotheses.", reasoning=out.reasoning)
-    return {**plan_to_branches(plan), "costs": [c.model_dump() for c in costs], "warnings": warnings,
-            "log": [entry.model_dump()]}
+    return {
+        **plan_to_branches(plan),
+        "costs": [c.model_dump() for c in costs],
+        "warnings": warnings,
+        "log": [entry.model_dump()],
+    }
 
 
 def decompose_question(state: ResearchState, runtime: Runtime[Services]) -> dict:

@@ -105,8 +105,11 @@ def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
                     update={
                         "kind": kind,
                         "hypothesis": old.get(sq.id, {}).get("hypothesis")
-                        or ({"search_strategy": "", "validation_criteria": "", "verdict": None} if kind == "hypothesis"
-                            else None),
+                        or (
+                            {"search_strategy": "", "validation_criteria": "", "verdict": None}
+                            if kind == "hypothesis"
+                            else None
+                        ),
                     }
                 )
                 for sq in edited.sub_questions

@@ -29,10 +29,7 @@ RATE_LIMIT_MESSAGE = "DuckDuckGo is rate-limiting requests; wait a minute or use
 UNREACHABLE_MESSAGE = (
     "Web search is unreachable (no network?): {detail}. Add documents to the local library or check your connection."
 )
-TIMEOUT_MESSAGE = (
-    "Web search got no answer in time for a query ({attempts}); "
-    "web search stays on for the next queries."
-)
+TIMEOUT_MESSAGE = "Web search got no answer in time for a query ({attempts}); web search stays on for the next queries."
 MAX_DETAIL_CHARS = 200
 # Extra attempts after a timeout (at most `max_retries`): each attempt may take `deadline_s`.
 TIMEOUT_RETRIES = 1
