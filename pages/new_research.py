@@ -21,6 +21,12 @@ EXAMPLES = [
     "Evaluate the evidence for and against a four-day work week",
     "What is retrieval-augmented generation?",
 ]
+
+DRILL_CHOICES = {
+    "template": "as the template says",
+    "superficial": "superficial",
+    "adequate": "superficial or adequate",
+}
 MODES = {
     "auto": "Auto (classify the question)",
     "flat": "Flat (one research loop)",
@@ -48,6 +54,12 @@ state.init_state(
         "nr_cost_cap": settings.max_total_cost_usd,
         "nr_backends": [b for b in settings.search_backends if b in KNOWN_BACKENDS],
         "nr_language": "",
+        "nr_max_depth": 2,
+        "nr_drill_down_on": "template",
+        "nr_adaptive_plan": True,
+        "nr_verify_citations": True,
+        "nr_coverage_check": True,
+        "nr_sticky": [],
         "nr_error": None,
         "nr_waiting_run": None,
         "nr_started_at": 0.0,
@@ -196,6 +208,38 @@ with st.expander("Limits and search", icon=":material/tune:"):
         help="Web search needs a network; without one it fails fast and the run says so once.",
     )
     st.text_input("Report language", key="nr_language", placeholder="same as the question")
+    st.markdown("**Going deep**")
+    d1, d2 = st.columns(2)
+    d1.number_input(
+        "Levels of sub-questions",
+        min_value=1,
+        max_value=4,
+        step=1,
+        key="nr_max_depth",
+        help="2 lets an important branch with thin findings drill down one level; 1 never drills down.",
+    )
+    d2.selectbox(
+        "Drill into branches judged",
+        list(DRILL_CHOICES),
+        key="nr_drill_down_on",
+        format_func=DRILL_CHOICES.__getitem__,
+    )
+    t1, t2, t3 = st.columns(3)
+    t1.toggle(
+        "Adapt the plan",
+        key="nr_adaptive_plan",
+        help="After each branch, the model may add, drop or "
+        "re-prioritise pending branches (proposals you accept or reject in step mode).",
+    )
+    t2.toggle("Verify citations", key="nr_verify_citations", help="Check each cited claim against its source.")
+    t3.toggle("Coverage check", key="nr_coverage_check", help="Name what the research covered and its gaps.")
+    st.multiselect(
+        "Never drop these backends",
+        [b for b in st.session_state["nr_backends"]],
+        key="nr_sticky",
+        format_func=lambda b: KNOWN_BACKENDS.get(b, b),
+        help="A backend that keeps failing is dropped for that branch; these are always kept.",
+    )
 
 backends = ", ".join(KNOWN_BACKENDS.get(b, b) for b in st.session_state["nr_backends"]) or "none"
 model = settings.model if settings.provider == "openai" else "Qwen2.5-Coder-1.5B (embedded)"
@@ -214,6 +258,7 @@ def propose() -> None:
         st.session_state["nr_error"] = "Choose at least one search backend under “Limits and search”."
         return
     iterations = int(st.session_state["nr_max_iterations"])
+    drill_on = st.session_state["nr_drill_down_on"]
     own_budget = TEMPLATES.get(effective_template(st.session_state["nr_template"], question), {}).get("max_iterations")
     try:
         config = build_run_config(
@@ -227,6 +272,12 @@ def propose() -> None:
             max_total_cost_usd=float(st.session_state["nr_cost_cap"]),
             search_backends=list(st.session_state["nr_backends"]),
             report_language=st.session_state["nr_language"].strip() or None,
+            max_depth=int(st.session_state["nr_max_depth"]),
+            drill_down_on=None if drill_on == "template" else drill_on,
+            adaptive_plan=bool(st.session_state["nr_adaptive_plan"]),
+            verify_citations=bool(st.session_state["nr_verify_citations"]),
+            coverage_check=bool(st.session_state["nr_coverage_check"]),
+            sticky_backends=[b for b in st.session_state["nr_sticky"] if b in st.session_state["nr_backends"]],
         )
     except ValidationError as exc:
         st.session_state["nr_error"] = f"These limits do not fit together: {exc.errors()[0]['msg']}."

@@ -6,6 +6,7 @@ Errors print one line to stderr and exit non-zero; a user mistake never prints a
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import logging
 import shlex
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 from research_core.configuration import (
     TEMPLATES,
     LLMSettings,
+    RunConfig,
     build_run_config,
     resolve_llm_settings,
     strip_url_secrets,
@@ -62,6 +64,36 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
 
 
+def _limits(parser: argparse.ArgumentParser) -> None:
+    fields = ", ".join(sorted(RunConfig.model_fields))
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help=f"set any run limit, e.g. --set max_depth=3 --set drill_down_on=adequate (fields: {fields})",
+    )
+
+
+def _set_values(pairs: list[str]) -> dict[str, Any]:
+    """`--set FIELD=VALUE` pairs as config overrides; VALUE is read as JSON when it parses, else as text."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise CliError(f"--set {pair!r}: write FIELD=VALUE, e.g. --set max_depth=3")
+        if name not in RunConfig.model_fields:
+            close = difflib.get_close_matches(name, RunConfig.model_fields, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else f"; fields: {', '.join(sorted(RunConfig.model_fields))}"
+            raise CliError(f"--set: unknown field {name!r}{hint}")
+        try:
+            out[name] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name] = raw.strip()
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `python -m research_core`."""
     parser = argparse.ArgumentParser(prog="python -m research_core", description="Arbor hierarchical research")
@@ -71,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("question")
     p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
     p.add_argument("--json", type=Path, default=None, help="write the plan as JSON (editable, for run --plan)")
+    _limits(p)
     _common(p)
 
     p = sub.add_parser("run", help="research a question")
@@ -88,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--language", default=None, help="language of the report (default: the question's)")
     p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
     p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
+    _limits(p)
     _common(p)
 
     p = sub.add_parser(
@@ -108,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
     p.add_argument("--sequential", action="store_true", help="run the two modes one after the other")
     p.add_argument("--json", type=Path, default=None, help="write the comparison as JSON")
+    _limits(p)
     _common(p)
 
     p = sub.add_parser("rerun", help="re-research one branch of a finished run (a new, linked run)")
@@ -227,15 +262,17 @@ def _backends(args: argparse.Namespace) -> list[str] | None:
 def _config(args: argparse.Namespace, question: str, **extra: Any):
     backends = _backends(args)
     try:
-        return build_run_config(
-            getattr(args, "template", None),
-            question,
-            search_backends=backends,
-            max_total_cost_usd=args.max_cost,
-            max_iterations=args.max_iterations,
-            parallel=args.parallel,
-            **extra,
-        )
+        # --set first, then the named flags, then what the command itself decides
+        overrides = _set_values(getattr(args, "set", None) or [])
+        named = {
+            "search_backends": backends,
+            "max_total_cost_usd": args.max_cost,
+            "max_iterations": args.max_iterations,
+            "parallel": args.parallel,
+        }
+        overrides.update({k: v for k, v in named.items() if v is not None})
+        overrides.update(extra)
+        return build_run_config(getattr(args, "template", None), question, **overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(x) for x in first["loc"]) or "configuration"

@@ -173,6 +173,10 @@ class RunConfig(BaseModel):
     drill_down_priority: float = Field(
         default=0.7, ge=0.0, le=1.0, description="Branches at or above this priority may drill down"
     )
+    drill_down_on: Literal["superficial", "adequate"] = Field(
+        default="superficial",
+        description="Drill into branches judged 'superficial' only, or 'adequate' ones too (more thorough, more calls)",
+    )
     drill_down_iterations: int = Field(default=4, ge=1, description="Iterations shared by one drill-down's children")
     max_children: int = Field(default=3, ge=1, le=5, description="Most children one drill-down adds")
     adaptive_plan: bool = Field(default=True, description="Revise pending branches after each completed branch")
@@ -211,6 +215,7 @@ TEMPLATES: dict[str, dict[str, Any]] = {
         "sub_question_min_iterations": 3,
         "sub_question_max_iterations": 6,
         "max_sub_questions": 5,
+        "drill_down_on": "adequate",
     },
     "academic": {
         "mode": "hierarchical",
@@ -226,7 +231,7 @@ TEMPLATE_DESCRIPTIONS: dict[str, str] = {
     "quick_fact": "One short, flat lookup",
     "general": "Balanced defaults",
     "comparison": "A vs B vs C: one branch per option plus cross-cutting aspects",
-    "deep_dive": "More iterations per branch",
+    "deep_dive": "More iterations per branch; drills into any branch that is not yet deep",
     "academic": "Stricter confidence before a branch stops",
 }
 

@@ -45,10 +45,11 @@ def metric(at, label: str) -> str:
     return matches[0]
 
 
-def stored_config(db: Path) -> dict:
-    runs = Runner(db).runs()
+def stored_config(db: Path, skip: tuple[str, ...] = ()) -> dict:
+    """The configuration of the one run not in `skip`."""
+    runs = [r for r in Runner(db).runs() if r["id"] not in skip]
     assert len(runs) == 1, runs
-    return json.loads(Runner(db).store.get(runs[0]["id"])["config_json"])
+    return {"id": runs[0]["id"], **json.loads(Runner(db).store.get(runs[0]["id"])["config_json"])}
 
 
 # ---- 1. hypothesis mode ----------------------------------------------------------------------------
@@ -135,6 +136,29 @@ def test_a_template_budget_reaches_the_run_unchanged(env: dict) -> None:
     no_exception(at)
     config = stored_config(env["db"])
     assert config["template"] == "deep_dive" and config["max_iterations"] == 30
+
+
+def test_going_deep_settings_reach_the_run(env: dict) -> None:
+    at = app()
+    at.text_area(key="nr_question").input(QUESTION).run()
+    # the template's choices by default: deep dive drills into adequate branches too
+    at.selectbox(key="nr_template").set_value("deep_dive").run()
+    button(at, "Propose plan").click().run()
+    first = stored_config(env["db"])
+    assert first["drill_down_on"] == "adequate"
+    at = app()
+    at.text_area(key="nr_question").input(QUESTION).run()
+    at.number_input(key="nr_max_depth").set_value(3)
+    at.selectbox(key="nr_drill_down_on").set_value("superficial")
+    at.toggle(key="nr_adaptive_plan").set_value(False)
+    at.toggle(key="nr_verify_citations").set_value(False)
+    at.multiselect(key="nr_sticky").set_value(["library"]).run()
+    button(at, "Propose plan").click().run()
+    no_exception(at)
+    config = stored_config(env["db"], skip=(first["id"],))
+    assert (config["max_depth"], config["drill_down_on"]) == (3, "superficial")
+    assert (config["adaptive_plan"], config["verify_citations"], config["coverage_check"]) == (False, False, True)
+    assert config["sticky_backends"] == ["library"]
 
 
 # ---- 3 and 4. citations, citation checks and coverage on the report ----------------------------------------

@@ -138,3 +138,27 @@ def test_llm_unreachable_is_a_clear_failure(tmp_path, capsys, monkeypatch):
     assert code == 1
     assert "Cannot reach the LLM at http://127.0.0.1:9/v1" in err
     assert "resume" in err and "Traceback" not in err
+
+
+def test_set_changes_any_limit_and_refuses_unknown_fields(cli, capsys):
+    run, script, tmp = cli
+    code = run(
+        "run", QUESTION, "--mode", "hierarchical", "--auto", "--json", str(tmp / "r.json"),
+        "--set", "max_depth=1", "--set", "verify_citations=false", "--set", "drill_down_on=adequate",
+        "--set", "max_iterations=12", "--max-iterations", "14",
+    )  # fmt: skip
+    assert code == 0
+    result = json.loads((tmp / "r.json").read_text())
+    run_id = result["run_id"]
+    from research_core.store import RunStore
+
+    stored = json.loads(RunStore(tmp / "a.db").get(run_id)["config_json"])
+    assert (stored["max_depth"], stored["verify_citations"], stored["drill_down_on"]) == (1, False, "adequate")
+    assert stored["max_iterations"] == 14  # the named flag wins over --set
+    assert script.count("verify_citations") == 0 and script.count("evaluate_depth") == 0
+    capsys.readouterr()
+    assert run("run", QUESTION, "--auto", "--set", "max_dept=3") != 0
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("unknown field 'max_dept' (did you mean max_depth?)") and len(err.splitlines()) == 1
+    assert run("run", QUESTION, "--auto", "--set", "max_depth=9") != 0
+    assert "max_depth" in capsys.readouterr().err

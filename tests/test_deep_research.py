@@ -219,3 +219,28 @@ def test_a_plan_revision_does_not_pause_branches_already_being_researched(tmp_pa
     during = [sq for task, sq, t in received if task == "plan_queries" and abs(t - first_revision) < 0.2]
     assert any("core facts" in sq for sq in during), received
     assert runner.result(snap.run_id).sub_questions[0]["iteration_count"] >= 3
+
+
+def adequate(body: dict) -> str:
+    sq = _sub_question(body)
+    drill = [f"Which numbers back: {sq[:40]}?"]
+    return json.dumps({"depth": "adequate", "reasoning": "answers it, few specifics", "drill_into": drill})
+
+
+def test_adequate_branches_drill_down_only_when_asked_to(tmp_path):
+    """By default only superficial branches go deeper; `drill_down_on='adequate'` digs into adequate ones too."""
+    outcomes = {}
+    for setting in ("superficial", "adequate"):
+        with serve(ScriptedLLM(script={"evaluate_depth": adequate})) as (url, script):
+            runner = make_runner(tmp_path / setting, url)
+            snap = runner.start(
+                QUESTION, config(auto_approve=True, parallel=1, adaptive_plan=False, drill_down_on=setting)
+            )
+        assert snap.status == "completed", snap.error
+        prompt = next(b for t, b in script.calls if t == "evaluate_depth")["messages"][0]["content"]
+        outcomes[setting] = (
+            [sq["id"] for sq in runner.result(snap.run_id).sub_questions if sq["parent_id"]],
+            "If the depth is superficial or adequate" in prompt,
+        )
+    assert outcomes["superficial"] == ([], False)
+    assert outcomes["adequate"] == (["sq_001.1", "sq_002.1"], True)

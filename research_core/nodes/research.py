@@ -221,6 +221,11 @@ def extract_findings(
     return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
 
 
+# Depth verdicts that lead to a drill-down, by `RunConfig.drill_down_on`, and how the prompt names them.
+SHALLOW: dict[str, tuple[str, ...]] = {"superficial": ("superficial",), "adequate": ("superficial", "adequate")}
+SHALLOW_LABELS: dict[str, str] = {"superficial": "superficial", "adequate": "superficial or adequate"}
+
+
 def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int, iterations_left: int) -> bool:
     """Only important questions below the depth limit, with room left in the plan and the budget, may drill down."""
     return (
@@ -237,7 +242,7 @@ def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int, it
 def evaluate_depth(
     services: Services, config: RunConfig, branch: SubQuestion, findings: list[dict], room: int
 ) -> tuple[dict, dict]:
-    """Ask how deep the branch's findings go; propose drill-down questions when superficial.
+    """Ask how deep the branch's findings go; propose drill-down questions when shallow (`drill_down_on`).
 
     Returns (branch update, extra state update with costs and log).
     """
@@ -247,6 +252,7 @@ def evaluate_depth(
         sub_question=branch.question_text,
         findings=listing,
         max_children=min(config.max_children, room),
+        shallow=SHALLOW_LABELS[config.drill_down_on],
         language=language_instruction(config),
     )
     try:
@@ -269,7 +275,7 @@ def evaluate_depth(
         )
         return {"drill_status": "none"}, {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
     proposals = []
-    if out.depth == "superficial":
+    if out.depth in SHALLOW[config.drill_down_on]:
         seen = {_norm(branch.question_text)}
         for q in out.drill_into:
             q = " ".join(q.split())
@@ -279,7 +285,7 @@ def evaluate_depth(
                     {
                         "question_text": q[:500],
                         "priority": round(branch.priority * 0.9, 2),
-                        "rationale": f"Drill-down of {branch.id}: its findings were superficial.",
+                        "rationale": f"Drill-down of {branch.id}: its findings were {out.depth}.",
                     }
                 )
         proposals = proposals[: min(config.max_children, room)]
