@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from research_core.runner import RunError
-from ui import services, state, widgets
+from ui import resume, services, state, widgets
 from ui.widgets import esc
 
 state.require_shell()
@@ -214,22 +214,17 @@ with st.container(border=True):
         else:
             label, icon = "Open run", ":material/account_tree:"
         open_clicked = st.button(label, type="primary", icon=icon, key="history_open")
-        resume_clicked = False
+        resumed = False
         if status in state.RESUMABLE and not services.run_is_active(selected):
-            resume_clicked = st.button("Resume", icon=":material/replay:", key="history_resume")
+            resumed = resume.resume_buttons(selected, "history_resume", primary=False)
         delete_clicked = st.button(
             "Delete…", icon=":material/delete:", key="history_delete", disabled=services.run_is_active(selected)
         )
 
     if open_clicked:
         state.go(state.page_for_status(status), selected)
-    if resume_clicked:
-        try:
-            runner.resume_background(selected)
-        except RunError as exc:
-            st.error(str(exc), icon=":material/error:")
-        else:
-            state.go(state.RUN, selected)
+    if resumed:
+        state.go(state.RUN, selected)
     if delete_clicked:
         st.session_state["history_confirm_delete"] = selected
     if st.session_state["history_confirm_delete"] == selected:

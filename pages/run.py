@@ -7,7 +7,7 @@ import streamlit as st
 
 from research_core.citations import markers_to_numbered
 from research_core.runner import RunError, RunSnapshot
-from ui import run_view, services, state, widgets
+from ui import resume, run_view, services, state, widgets
 from ui.widgets import esc
 
 state.require_shell()
@@ -321,8 +321,8 @@ def controls(s: RunSnapshot) -> None:
                 "Everything gathered so far is saved; resume to continue from there.",
                 icon=":material/pause:",
             )
-        if st.button("Resume", type="primary", icon=":material/replay:", key="run_resume"):
-            send(None)
+        if resume.resume_buttons(run_id, "run_resume"):
+            st.rerun()
     elif s.status == "cancelled":
         st.info("This run was cancelled.", icon=":material/cancel:")
 

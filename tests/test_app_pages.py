@@ -349,9 +349,27 @@ def test_a_failed_run_shows_the_error_and_resumes(env: dict) -> None:
     at = open_page(app(snap.run_id), "pages/run.py")
     no_exception(at)
     assert "The run failed" in texts(at.error)
-    button(at, "Resume").click().run()
+    # the run's own endpoint is dead; the Settings page points at a working one: both are offered
+    assert "127.0.0.1:9/v1" in texts(at.caption) and env["url"] in texts(at.caption)
+    button(at, "Resume with the current settings").click().run()
     done = wait_for(runner_for(env), snap.run_id, ("completed", "completed_with_fallback", "failed"))
     assert done.status == "completed", done.error
+
+
+def test_an_interrupted_run_resumes_with_its_own_model(env: dict) -> None:
+    llm = LLMSettings(provider="openai", base_url=env["url"], model="run-own-model", timeout_s=10, max_retries=0)
+    own = Runner(env["db"], llm_settings=llm, api_key="sk-test")
+    run_id = own.create_run(QUESTION, run_config(auto_approve=True))
+    own.store.update(run_id, status="running", owner_pid=2**22 + 12345)  # a server that is gone
+    at = open_page(app(run_id), "pages/run.py")
+    no_exception(at)
+    assert "run-own-model" in texts(at.caption)
+    mark = len(env["scripted"].calls)
+    button(at, "Resume with its own model").click().run()
+    no_exception(at)
+    assert wait_for(own, run_id, ("completed", "failed")).status == "completed"
+    models = {body["model"] for _, body in env["scripted"].calls[mark:]}
+    assert models == {"run-own-model"}
 
 
 def test_warnings_are_shown_once(env: dict) -> None:

@@ -150,6 +150,19 @@ def get_runner(settings: AppSettings | None = None) -> Runner:
     )
 
 
+def runner_with_llm(llm: Any) -> Runner:
+    """A runner like `get_runner()` but with the given LLM settings (a run's own, to resume it)."""
+    settings = app_settings()
+    key, _source = resolve_api_key()
+    return _runner(
+        str(db_path()),
+        llm.model_dump_json(),
+        json.dumps(settings.pricing, sort_keys=True),
+        _fingerprint(key),
+        key,
+    )
+
+
 def run_is_active(run_id: str) -> bool:
     """True while any runner of this process drives the run."""
     return any(r.is_active(run_id) for r in list(_all_runners()))
