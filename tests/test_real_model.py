@@ -76,6 +76,7 @@ def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_
         sub_question_max_iterations=2,
         findings_for_stop=2,
         drill_down_priority=0.0,  # every top-level branch gets its depth judged
+        drill_down_on="adequate",  # and drills down unless the model calls its findings deep
         max_depth=2,
         max_children=1,
         drill_down_iterations=1,
@@ -90,6 +91,15 @@ def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_
     assert len(top) >= 1
     # the first branch always has budget left for a depth check; later ones only if the budget allows
     assert top[0]["depth_assessment"] in ("superficial", "adequate", "deep")
+    if top[0]["depth_assessment"] != "deep":
+        # a real drill-down: a child researched and synthesized before its parent's bottom-up synthesis
+        children = [c for c in result.sub_questions if c["parent_id"] == top[0]["id"]]
+        assert children and top[0]["drill_status"] == "approved", top[0]
+        assert all(c["id"].startswith(top[0]["id"] + ".") and c["status"] == "completed" for c in children)
+        assert all(c["iteration_count"] >= 1 and c["synthesis"] for c in children)
+        assert top[0]["synthesis"]
+        order = [e.branch for e in result.costs.entries if e.node == "synthesize_branch"]
+        assert order.index(children[0]["id"]) < order.index(top[0]["id"]), order
     for sq in top:
         children = [c for c in result.sub_questions if c["parent_id"] == sq["id"]]
         # a superficial branch drills down one level; nothing goes deeper than max_depth
