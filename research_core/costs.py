@@ -21,6 +21,11 @@ def price_for(model: str, pricing: Mapping[str, tuple[float, float]], *, local: 
     return (0.0, 0.0)
 
 
+def price_known(model: str, pricing: Mapping[str, tuple[float, float]], *, local: bool) -> bool:
+    """True when `price_for` knows what `model` costs (local models are free, so known)."""
+    return local or model in pricing or any(model.startswith(name) for name in pricing)
+
+
 def call_cost(tokens_in: int, tokens_out: int, price: tuple[float, float]) -> float:
     """The dollar cost of one call."""
     return (tokens_in * price[0] + tokens_out * price[1]) / 1_000_000

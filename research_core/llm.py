@@ -21,7 +21,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from research_core.configuration import DEFAULT_PRICING, LLMSettings
-from research_core.costs import call_cost, price_for
+from research_core.costs import call_cost, price_for, price_known
 from research_core.schemas import CostEntry
 
 logger = logging.getLogger(__name__)
@@ -126,6 +126,11 @@ class LLMClient:
     def price(self, tier: Tier) -> tuple[float, float]:
         """USD per 1M tokens (input, output) of the model serving `tier`."""
         return price_for(self.model_name(tier), self.pricing, local=self.is_local)
+
+    def unpriced_models(self) -> list[str]:
+        """Paid models of this client whose price is not in the pricing table (they count as $0)."""
+        names = dict.fromkeys(self.model_name(tier) for tier in ("work", "synthesis"))
+        return [name for name in names if not price_known(name, self.pricing, local=self.is_local)]
 
     def _chat_model(self, tier: Tier, json_schema: dict | None) -> ChatOpenAI:
         key = f"{tier}:{json_schema is not None}"

@@ -80,3 +80,13 @@ def test_branch_stop_criteria(done, alloc, confs, stop, why):
     decision = branch_stop_decision(done, alloc, 2, confs)
     assert decision.stop is stop
     assert why in decision.reason
+
+
+def test_prices_are_known_for_listed_models_their_dated_variants_and_local_models():
+    from research_core.costs import price_known
+
+    table = {"gpt-4o-mini": (0.15, 0.6)}
+    assert price_known("gpt-4o-mini", table, local=False)
+    assert price_known("gpt-4o-mini-2024-07-18", table, local=False)
+    assert not price_known("llama3.1:70b", table, local=False)
+    assert price_known("llama3.1:70b", table, local=True)

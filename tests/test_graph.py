@@ -248,3 +248,19 @@ def test_supplied_plan_skips_decomposition(runner, scripted):
     assert snap.status == "completed"
     assert script.count("decompose") == 0 and script.count("classify") == 0
     assert [b["question_text"] for b in snap.branches] == ["What is React?"]
+
+
+def test_a_model_without_a_price_is_named_in_the_warnings(tmp_path):
+    from research_core.configuration import LLMSettings
+    from research_core.runner import Runner
+
+    with serve(ScriptedLLM()) as (url, _):
+        llm = LLMSettings(provider="openai", base_url=url, model="mystery-model-9", timeout_s=10, max_retries=0)
+        runner = Runner(tmp_path / "a.db", llm_settings=llm, api_key="sk-test", backends=[FixtureSearch()])
+        snap = runner.start("What is quantum computing?", config(auto_approve=True, max_total_cost_usd=0.5))
+        priced = make_runner(tmp_path / "priced", url).start("What is quantum computing?", config(auto_approve=True))
+    result = runner.result(snap.run_id)
+    assert result.costs.total_usd == 0 and result.costs.llm_calls > 0
+    unpriced = [w for w in result.warnings if "No price is known for the model mystery-model-9" in w]
+    assert len(unpriced) == 1 and "$0.50" in unpriced[0]
+    assert not any("No price is known" in w for w in priced.warnings)

@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+from langgraph.runtime import Runtime
+
 from research_core.budget import allocate_iterations, flat_iterations
 from research_core.configuration import RunConfig
 from research_core.schemas import FLAT_BRANCH_ID, LogEntry, SubQuestion
+from research_core.services import Services
 from research_core.state import ResearchState
 
 
-def allocate_budget(state: ResearchState) -> dict:
-    """Give each active branch its share of the iteration budget."""
+def unpriced_warnings(services: Services, config: RunConfig) -> list[str]:
+    """Say so when a paid model has no known price: its calls count as $0 and the cap cannot stop it."""
+    return [
+        f"No price is known for the model {name}: its calls are counted as $0, so the cost cap "
+        f"(${config.max_total_cost_usd:.2f}) cannot stop this run. Add its price on the Settings page."
+        for name in services.llm.unpriced_models()
+    ]
+
+
+def allocate_budget(state: ResearchState, runtime: Runtime[Services]) -> dict:
+    """Give each active branch its share of the iteration budget (and warn about unpriced models)."""
     config = RunConfig(**state["config"])
+    warnings = unpriced_warnings(runtime.context, config)
     if state.get("mode") == "flat":
         branch = SubQuestion(
             id=FLAT_BRANCH_ID,
@@ -27,6 +40,7 @@ def allocate_budget(state: ResearchState) -> dict:
             "branches": {**stale, FLAT_BRANCH_ID: branch.model_dump()},
             "branch_order": [FLAT_BRANCH_ID],
             "log": [entry.model_dump()],
+            "warnings": warnings,
         }
     branches = state["branches"]
     active = [b for b in state["branch_order"] if branches[b]["status"] != "skipped"]
@@ -39,4 +53,4 @@ def allocate_budget(state: ResearchState) -> dict:
     update = {b: {"allocated_iterations": n} for b, n in zip(active, shares, strict=True)}
     detail = ", ".join(f"{b}: {n}" for b, n in zip(active, shares, strict=True))
     entry = LogEntry(node="allocate_budget", message=f"Iterations per branch: {detail}.")
-    return {"branches": update, "log": [entry.model_dump()]}
+    return {"branches": update, "log": [entry.model_dump()], "warnings": warnings}
