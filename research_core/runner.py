@@ -151,6 +151,11 @@ def progress_totals(values: Mapping[str, Any], active_s: float) -> dict[str, Any
     }
 
 
+# Runs being driven by any Runner of this process.
+_DRIVING: set[str] = set()
+_DRIVING_LOCK = threading.Lock()
+
+
 class Runner:
     """Starts and drives research runs against one SQLite database."""
 
@@ -360,21 +365,29 @@ class Runner:
         }
 
     def _drive(self, run_id: str, graph_input: Any) -> RunSnapshot:
-        with self._lock:
-            if run_id in self._busy:
+        with _DRIVING_LOCK, self._lock:
+            # one drive per run in this process, whichever Runner asks (the UI keeps one per settings)
+            if run_id in self._busy or run_id in _DRIVING:
                 raise RunError(f"Run {run_id} is already running.")
             self._busy.add(run_id)
+            _DRIVING.add(run_id)
         try:
             return self._drive_locked(run_id, graph_input)
         finally:
-            with self._lock:
+            with _DRIVING_LOCK, self._lock:
                 self._busy.discard(run_id)
+                _DRIVING.discard(run_id)
 
     def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
         record = self._record(run_id)
         config = RunConfig.model_validate_json(record["config_json"])
         started = time.monotonic()
-        self.store.update(run_id, status="running", error=None, owner_pid=os.getpid(), owner_token=OWNER_TOKEN)
+        other = self.store.claim(run_id, os.getpid(), OWNER_TOKEN, owner_alive)
+        if other is not None:
+            raise RunError(
+                f"Run {run_id} is being driven by another Arbor process (pid {other}); "
+                "wait until it pauses or finishes, or stop that process first."
+            )
         error: str | None = None
         interrupted = False
         with open_checkpointer(self.db_path) as saver:

@@ -10,7 +10,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -140,6 +140,41 @@ class RunStore:
         values["updated_at"] = utc_now()
         with self._lock, self._conn:
             self._db["runs"].update(run_id, values)
+
+    def claim(
+        self, run_id: str, owner_pid: int, owner_token: str, owner_alive: Callable[[int | None, str | None], bool]
+    ) -> int | None:
+        """Mark the run as being driven by this owner, atomically across processes.
+
+        Returns the pid of another live owner already driving it (nothing is changed then), or
+        None once the run is claimed. The check and the write share one IMMEDIATE transaction,
+        so two processes can never both claim a run.
+        """
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._conn.execute(
+                    "select status, owner_pid, owner_token from runs where id = ?", [run_id]
+                ).fetchone()
+                if (
+                    row is not None
+                    and row[0] == "running"
+                    and (row[1], row[2]) != (owner_pid, owner_token)
+                    and owner_alive(row[1], row[2])
+                ):
+                    self._conn.execute("ROLLBACK")
+                    return int(row[1])
+                self._conn.execute(
+                    "update runs set status = 'running', error = null, owner_pid = ?, owner_token = ?, "
+                    "updated_at = ? where id = ?",
+                    [owner_pid, owner_token, utc_now(), run_id],
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        return None
 
     def add_active_seconds(self, run_id: str, seconds: float) -> float:
         """Add one drive's duration to the run's research time; returns the new total."""

@@ -118,3 +118,38 @@ def test_a_run_is_never_driven_twice_at_once(tmp_path):
     assert snap.status == "completed", snap.error
     assert script.count("decompose") == 1  # driven once
     assert_not_mixed(runner, run_id, THREAD_QUESTIONS[0], [])
+
+
+def test_two_runners_of_one_process_never_drive_the_same_run(tmp_path):
+    """The workbench keeps one Runner per settings; only one of them may drive a run at a time."""
+    with serve(ScriptedLLM(latency_s=0.2)) as (url, script):
+        first = make_runner(tmp_path, url, backends=[FixtureSearch()])
+        second = make_runner(tmp_path, url, backends=[FixtureSearch()])
+        run_id = first.start_background(THREAD_QUESTIONS[0], config(auto_approve=True, mode="hierarchical"))
+        wait_for(lambda: first.is_active(run_id), 10, "the run to start")
+        with pytest.raises(RunError, match="already running"):
+            second.resume(run_id)
+        snap = first.wait(run_id, 90)
+    assert snap.status == "completed", snap.error
+    assert script.count("decompose") == 1
+
+
+def test_a_cli_resume_is_refused_while_another_process_drives_the_run(tmp_path):
+    import os
+
+    from tests.reliability_support import run_cli
+
+    db = tmp_path / "arbor.db"
+    with serve(ScriptedLLM(latency_s=0.3)) as (url, script):
+        runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
+        run_id = runner.start_background(THREAD_QUESTIONS[0], config(auto_approve=True, mode="hierarchical"))
+        wait_for(lambda: runner.store.get(run_id)["status"] == "running", 10, "the run to be marked running")
+        cli = run_cli(["resume", run_id], db, url, timeout=60)
+        calls_during_cli = script.count("decompose")
+        snap = runner.wait(run_id, 90)
+    assert cli.returncode != 0
+    error = cli.stderr.strip().splitlines()[-1]  # after the line saying which LLM the run continues with
+    assert f"another Arbor process (pid {os.getpid()})" in error and "Traceback" not in cli.stderr, cli.stderr
+    assert snap.status == "completed", snap.error
+    assert calls_during_cli == script.count("decompose") == 1  # the CLI started nothing
+    assert runner.store.get(run_id)["owner_pid"] == os.getpid()
