@@ -8,7 +8,7 @@ import pytest
 
 from research_core.runner import RunError
 from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 from tests.test_deep_research import superficial
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"
@@ -93,7 +93,16 @@ def test_rerun_of_a_hypothesis_judges_it_again(tmp_path):
     refuted = json.dumps(
         {"verdict": "refuted", "evidence": "The sources contradict it [1].", "confidence": 3, "pivot": None}
     )
-    with serve(ScriptedLLM(script={"judge_hypothesis": [refuted]})) as (url, script):
+    judged_cost: list[bool] = []
+
+    def judge(body: dict) -> str:
+        # the first verdict on the cost hypothesis (sq_001) is "refuted", whichever branch is judged first
+        if "is cost" in body["messages"][-1]["content"] and not judged_cost:
+            judged_cost.append(True)
+            return refuted
+        return default_reply("judge_hypothesis", body)
+
+    with serve(ScriptedLLM(script={"judge_hypothesis": judge})) as (url, script):
         runner = make_runner(tmp_path, url)
         first = runner.start(
             "Why do teams pick React over Vue for web applications?", config(mode="hypothesis", auto_approve=True)
