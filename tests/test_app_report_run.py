@@ -199,7 +199,7 @@ def test_report_citations_link_to_their_sources_and_missing_ones_are_dropped(env
     checked, supported = result.synthesis.citations_checked, result.synthesis.citations_supported
     assert checked > 0
     assert metric(at, "Citations supported") == f"{supported} / {checked}"
-    assert metric(at, "Coverage") == "2 covered · 1 gap"
+    assert metric(at, "Coverage") == "2 of 3"  # aspects covered, of those assessed
     assert "**Gaps:** :orange[hosting costs]" in body
     assert "**Covered:** component model · learning curve" in body
 

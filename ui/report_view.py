@@ -157,10 +157,12 @@ def quality_totals(result: RunResult) -> list[tuple[str, str, str]]:
         coverage = ("Coverage", "not assessed", "The run did not assess what the research covered.")
     else:
         covered, gaps = lists
+        # short enough for a metric tile; the aspects themselves are listed beside it
         coverage = (
             "Coverage",
-            f"{len(covered)} covered · {widgets.plural(len(gaps), 'gap')}",
-            "Aspects of the question the research answered, and the ones still missing or weak.",
+            f"{len(covered)} of {len(covered) + len(gaps)}",
+            f"{len(covered)} aspects of the question answered; {widgets.plural(len(gaps), 'gap')} still missing "
+            "or weak.",
         )
     return [citations, coverage]
 
