@@ -22,6 +22,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from research_core.markdown_fences import scan_fences
 from research_core.sanitize import (
     clean_llm_markdown,
     escape_markdown,
@@ -52,7 +53,6 @@ _LOCAL_CITATION = re.compile(r"\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
 _CITATION_LIST = re.compile(r"([ \t]*)\[(\d{1,3}(?:\s*,\s*\d{1,3})*)\]")
 # What would turn a one-line text into a heading, quote, list, rule or code fence.
 _LEADING_BLOCK_MARKER = re.compile(r"^(?:(\d{1,9})[.)]|[#>+\-*=_]|`{3}|~{3})")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
 
 
@@ -104,22 +104,9 @@ class _Report:
 
 def _scan_blocks(lines: list[str]) -> tuple[list[tuple[int, re.Match[str]]], str | None]:
     """The ATX headings outside fenced code as (line index, match), and a fence left open."""
-    found: list[tuple[int, re.Match[str]]] = []
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        opening = _FENCE.match(line)
-        if opening:
-            marker = opening.group(1)
-            if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
-                fence = None
-            continue
-        if fence is None:
-            heading = _ATX_HEADING.match(line)
-            if heading:
-                found.append((i, heading))
-    return found, fence
+    code, open_fence = scan_fences(lines)
+    found = [(i, m) for i, line in enumerate(lines) if not code[i] and (m := _ATX_HEADING.match(line))]
+    return found, open_fence
 
 
 def _fit_into_report(md: str, top_level: int) -> str:

@@ -183,3 +183,17 @@ def test_redact_secrets():
     # Ordinary words that contain "sk-" are left alone.
     assert redact_secrets("task-management-and-scheduling-systems") == "task-management-and-scheduling-systems"
     assert redact_secrets("sk-short") == "sk-short"
+
+
+def test_fenced_code_is_found_with_commonmarks_closing_rule():
+    from research_core.markdown_fences import scan_fences
+    from ui.widgets import demote_headings
+
+    lines = ["# Title", "````python", "```", "# not a heading", "````", "~~~", "# code", "~~~", "## Real"]
+    code, open_fence = scan_fences(lines)
+    # a shorter fence (```) does not close a longer one (````); a tilde fence closes only on tildes
+    assert code == [False, True, True, True, True, True, True, True, False]
+    assert open_fence is None
+    assert scan_fences(["```", "# left open"]) == ([True, True], "```")
+    demoted = demote_headings("\n".join(lines), top=3).split("\n")
+    assert demoted[0] == "### Title" and demoted[-1] == "#### Real" and demoted[3] == "# not a heading"

@@ -17,6 +17,7 @@ import streamlit as st
 
 from research_core.citations import markers_to_numbered
 from research_core.export import _drop_missing_citations
+from research_core.markdown_fences import scan_fences
 from research_core.schemas import RunResult, Source
 from ui import widgets
 from ui.widgets import esc
@@ -40,7 +41,6 @@ VERDICTS: dict[str, tuple[str, str, str]] = {
 _CITATION = re.compile(r"(?<!\\)\[(\d{1,3})\](?!\()")
 # Spans where a `[n]` is not a citation: inline code, and links the LLM wrote itself.
 _NOT_CITABLE = re.compile(r"(`+)[^`].*?\1|\[(?:\\.|[^\[\]\\]|\[[^\[\]]*\])*\]\([^)\n]*\)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _TITLE_UNSAFE = re.compile(r"[\"\\\x00-\x1f\x7f-\x9f]")
 
 
@@ -67,18 +67,10 @@ def link_citations(md: str, targets: Mapping[int, tuple[str | None, str]]) -> st
     sources without an http(s) URL keep a plain `[n]`.
     """
     out: list[str] = []
-    fence: str | None = None
-    for line in md.split("\n"):
-        opening = _FENCE.match(line)
-        if opening:
-            marker = opening.group(1)
-            if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
-                fence = None
-            out.append(line)
-            continue
-        if fence is not None or "[" not in line:
+    lines = md.split("\n")
+    code, _open = scan_fences(lines)
+    for line, in_code in zip(lines, code, strict=True):
+        if in_code or "[" not in line:
             out.append(line)
             continue
         pieces: list[str] = []

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from research_core.citations import global_numbering, markers_to_numbered
+from research_core.markdown_fences import scan_fences
 from research_core.plan import section_numbers
 
 try:
@@ -94,39 +95,20 @@ def clean_md(text: str | None, top_heading: int = 4) -> str:
 
 
 _HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def demote_headings(md: str, top: int = 4) -> str:
     """Shift ATX headings (outside code fences) so the largest one is level `top` (at most 6)."""
     lines = md.split("\n")
-    fence: str | None = None
-    levels = []
-    for line in lines:
-        f = _FENCE.match(line)
-        if f:
-            fence = None if fence and f.group(1).startswith(fence) else (fence or f.group(1)[0] * 3)
-            continue
-        m = _HEADING.match(line) if fence is None else None
-        if m:
-            levels.append(len(m.group(2)))
-    if not levels:
+    code, _open = scan_fences(lines)
+    headings = [(i, m) for i, line in enumerate(lines) if not code[i] and (m := _HEADING.match(line))]
+    if not headings:
         return md
-    shift = max(0, top - min(levels))
-    out = []
-    fence = None
-    for line in lines:
-        f = _FENCE.match(line)
-        if f:
-            fence = None if fence and f.group(1).startswith(fence) else (fence or f.group(1)[0] * 3)
-            out.append(line)
-            continue
-        m = _HEADING.match(line) if fence is None else None
-        if m and shift:
-            level = min(6, len(m.group(2)) + shift)
-            line = m.group(1) + "#" * level + line[m.end() :]
-        out.append(line)
-    return "\n".join(out)
+    shift = max(0, top - min(len(m.group(2)) for _, m in headings))
+    if shift:
+        for i, m in headings:
+            lines[i] = m.group(1) + "#" * min(6, len(m.group(2)) + shift) + lines[i][m.end() :]
+    return "\n".join(lines)
 
 
 def shorten(text: str, width: int = 80) -> str:
