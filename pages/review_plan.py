@@ -60,6 +60,11 @@ rows_key = f"rp_rows_{run_id}"
 version_key = f"rp_version_{run_id}"
 state.init_state({rows_key: plan_table.rows_from_payload(pending["sub_questions"]), version_key: 0})
 editor_key = f"rp_editor_{run_id}_{st.session_state[version_key]}"
+# Streamlit drops an editor's edits when the page is left; the draft keeps them, and a fresh
+# editor (first view, or back from another page) starts from it.
+draft_key = f"rp_draft_{run_id}"
+if editor_key not in st.session_state and draft_key in st.session_state:
+    st.session_state[rows_key] = st.session_state[draft_key]
 
 st.caption(
     f"Strategy: **{esc(pending.get('strategy') or 'multi-faceted')}** · "
@@ -107,6 +112,7 @@ edited = st.data_editor(
     },
 )
 rows = plan_table.rows_from_frame(edited)
+st.session_state[draft_key] = rows
 check = plan_table.check_rows(rows, snap.question, pending.get("strategy"))
 if check.error:
     st.error(check.error, icon=":material/error:")
@@ -140,7 +146,7 @@ elif split and target:
             {"question_text": sq.question_text, "priority": sq.priority, "rationale": sq.rationale}
             for sq in proposal.sub_questions
         ]
-        st.session_state[rows_key] = plan_table.add_children(rows, target, children)
+        st.session_state[rows_key] = st.session_state[draft_key] = plan_table.add_children(rows, target, children)
         st.session_state[version_key] += 1
         st.rerun()
     except (RunError, PlanError) as exc:
@@ -149,7 +155,7 @@ elif split and target:
         message = getattr(exc, "user_message", None) or str(exc)
         st.error(f"Could not split {target}: {message}", icon=":material/error:")
 if reorder:
-    st.session_state[rows_key] = plan_table.renumber(rows)
+    st.session_state[rows_key] = st.session_state[draft_key] = plan_table.renumber(rows)
     st.session_state[version_key] += 1
     st.rerun()
 
@@ -210,7 +216,7 @@ if approve and check.ok and check.plan is not None:
     except RunError as exc:
         st.error(str(exc), icon=":material/error:")
         st.stop()
-    for key in (rows_key, version_key):
+    for key in (rows_key, version_key, draft_key):
         st.session_state.pop(key, None)
     state.go(state.RUN, run_id)
 
@@ -220,6 +226,6 @@ if cancel:
     except RunError as exc:
         st.error(str(exc), icon=":material/error:")
         st.stop()
-    for key in (rows_key, version_key):
+    for key in (rows_key, version_key, draft_key):
         st.session_state.pop(key, None)
     state.go(state.RUN, run_id)

@@ -269,6 +269,24 @@ def test_approving_an_edited_plan_researches_it(env: dict) -> None:
     assert {s.backend for s in result.sources} == {"library"}
 
 
+def test_plan_edits_survive_a_visit_to_another_page(env: dict) -> None:
+    at, runner, run_id = review_at(env)
+    edited = "Which one handles many concurrent writers better?"
+    at = edit_plan(at, run_id, {1: {"question_text": edited, "priority": 0.9}})
+    assert edited in texts(at.markdown)  # the tree preview shows the edit
+    at = open_page(at, "pages/library.py")
+    no_exception(at)
+    at.query_params["run"] = run_id
+    at = open_page(at, "pages/review_plan.py")
+    no_exception(at)
+    table = at.dataframe[0].value
+    row = table[table["id"] == "sq_002"].iloc[0]
+    assert (row["question_text"], row["priority"]) == (edited, 0.9)
+    approve(at).click().run()
+    snap = wait_for(runner, run_id, ("completed", "completed_with_fallback", "failed"))
+    assert {sq["id"]: sq for sq in runner.result(run_id).sub_questions}["sq_002"]["question_text"] == edited, snap
+
+
 def test_split_adds_children_under_the_chosen_sub_question(env: dict) -> None:
     at, _runner, run_id = review_at(env)
     at.selectbox(key=f"rp_split_target_{run_id}").set_value("sq_002").run()
