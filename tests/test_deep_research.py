@@ -244,3 +244,19 @@ def test_adequate_branches_drill_down_only_when_asked_to(tmp_path):
         )
     assert outcomes["superficial"] == ([], False)
     assert outcomes["adequate"] == (["sq_001.1", "sq_002.1"], True)
+
+
+def test_rejected_revision_proposals_count_toward_the_cap(tmp_path):
+    """In step mode a proposal the user rejects uses up a revision: with max_revisions=1 they are asked once."""
+    proposal = json.dumps({"add": [], "drop": ["sq_003"], "reprioritize": {}, "reasoning": "not needed"})
+    with serve(ScriptedLLM(script={"revise_plan": proposal})) as (url, script):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(step_mode=True, parallel=1, max_revisions=1))
+        snap = runner.resume(snap.run_id, "approve")
+        kinds = []
+        while snap.status == "awaiting_step":
+            kinds.append(snap.pending["kind"])
+            snap = runner.resume(snap.run_id, "reject" if snap.pending["kind"] == "revision" else "continue")
+    assert snap.status == "completed", snap.error
+    assert kinds.count("revision") == 1 and script.count("revise_plan") == 1
+    assert {sq["id"]: sq["status"] for sq in runner.result(snap.run_id).sub_questions}["sq_003"] == "completed"

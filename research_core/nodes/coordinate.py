@@ -176,12 +176,14 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                 lambda answer: parse_revision_answer(answer, pending_revision),
             )
         extra["revision_pending"] = None
+        # A proposal the user answered uses up one of `max_revisions`, accepted or not, so someone
+        # who keeps saying no is not asked again after every branch.
+        extra["revisions_done"] = int(state.get("revisions_done") or 0) + 1
         if accepted:
             rev_updates, order = apply_revision(accepted, branches, order, config)
             for bid, fields in rev_updates.items():
                 change(bid, fields)
             extra["branch_order"] = order
-            extra["revisions_done"] = int(state.get("revisions_done") or 0) + 1
             log.append(_log(f"The user accepted the plan revision: {accepted}", kind="revision"))
         else:
             log.append(_log("The plan revision was rejected.", kind="revision"))
