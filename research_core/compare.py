@@ -151,12 +151,6 @@ def judge(llm: LLMClient, question: str, first: RunResult, second: RunResult) ->
     return Judgement(judgement=judgement, verdicts=verdicts, errors=errors, costs=summarize_costs(entries))
 
 
-def judge_pair(llm: LLMClient, question: str, first: RunResult, second: RunResult) -> tuple[dict, list[str], list]:
-    """Judge both orders: (criterion -> winner, the judge's reasons, errors)."""
-    out = judge(llm, question, first, second)
-    return out.judgement, [v.reasoning for v in out.verdicts], out.errors
-
-
 def compare_results(llm: LLMClient, first: RunResult, second: RunResult) -> Comparison:
     """Compare two finished runs."""
     out = judge(llm, first.question, first, second)
