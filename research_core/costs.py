@@ -8,22 +8,27 @@ from collections.abc import Iterable, Mapping
 from research_core.schemas import CostEntry, CostTotals
 
 
-def price_for(model: str, pricing: Mapping[str, tuple[float, float]], *, local: bool) -> tuple[float, float]:
-    """USD per 1M tokens (input, output) for `model`; local models and unknown models cost 0."""
-    if local:
-        return (0.0, 0.0)
+def _listed_price(model: str, pricing: Mapping[str, tuple[float, float]]) -> tuple[float, float] | None:
+    """The table's price of `model`, or None when the table does not list it."""
     if model in pricing:
         return pricing[model]
     # Dated variants (gpt-4o-mini-2024-07-18) fall back to their base name.
     for name in sorted(pricing, key=len, reverse=True):
         if model.startswith(name):
             return pricing[name]
-    return (0.0, 0.0)
+    return None
+
+
+def price_for(model: str, pricing: Mapping[str, tuple[float, float]], *, local: bool) -> tuple[float, float]:
+    """USD per 1M tokens (input, output) for `model`; local models and unknown models cost 0."""
+    if local:
+        return (0.0, 0.0)
+    return _listed_price(model, pricing) or (0.0, 0.0)
 
 
 def price_known(model: str, pricing: Mapping[str, tuple[float, float]], *, local: bool) -> bool:
     """True when `price_for` knows what `model` costs (local models are free, so known)."""
-    return local or model in pricing or any(model.startswith(name) for name in pricing)
+    return local or _listed_price(model, pricing) is not None
 
 
 def call_cost(tokens_in: int, tokens_out: int, price: tuple[float, float]) -> float:
