@@ -414,19 +414,18 @@ class Runner:
         active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
         values = state.values or {}
         mode = values.get("mode") or config.mode
+        so_far = progress_totals(values, active_s)  # what an unfinished run has spent and gathered
         if interrupted:
-            self.store.update(run_id, status="interrupted", totals_json=progress_totals(values, active_s))
+            self.store.update(run_id, status="interrupted", totals_json=so_far)
             raise KeyboardInterrupt
         if error is not None:
-            self.store.update(
-                run_id, status="failed", error=error, mode=mode, totals_json=progress_totals(values, active_s)
-            )
+            self.store.update(run_id, status="failed", error=error, mode=mode, totals_json=so_far)
         elif state.interrupts:
             kind = (state.interrupts[0].value or {}).get("kind")
             status = "awaiting_review" if kind == "review" else "awaiting_step"
-            self.store.update(run_id, status=status, mode=mode, totals_json=progress_totals(values, active_s))
+            self.store.update(run_id, status=status, mode=mode, totals_json=so_far)
         elif state.next:
-            self.store.update(run_id, status="interrupted", totals_json=progress_totals(values, active_s))
+            self.store.update(run_id, status="interrupted", totals_json=so_far)
         else:
             self._finish(run_id, values, record, active_s)
         return self.snapshot(run_id)
