@@ -6,14 +6,14 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.configuration import LOCAL_MODEL_NAME, TEMPLATE_DESCRIPTIONS, TEMPLATES
+from research_core.configuration import LOCAL_MODEL_NAME, OPENAI_DEFAULT_BASE_URL, TEMPLATE_DESCRIPTIONS, TEMPLATES
 from ui import services, state
 from ui.settings_store import KNOWN_BACKENDS, AppSettings, mask_secret, save_settings, settings_path
 from ui.widgets import esc
 
 state.require_shell()
 
-OPENAI_URL = "https://api.openai.com/v1"
+
 ENDPOINTS = {
     "local": "Embedded local model (Qwen2.5-Coder-1.5B, no key needed)",
     "openai": "OpenAI",
@@ -40,7 +40,7 @@ st.title("Settings")
 saved = services.app_settings()
 if saved.provider == "local":
     endpoint = "local"
-elif saved.base_url in (None, OPENAI_URL):
+elif saved.base_url in (None, OPENAI_DEFAULT_BASE_URL):
     endpoint = "openai"
 else:
     endpoint = "compatible"

@@ -33,6 +33,10 @@ DEFAULT_PRICING: dict[str, tuple[float, float]] = {
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct"
 
 
+# Where an "openai" provider without a base URL sends its calls.
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
 class LLMSettings(BaseModel):
     """Where the LLM lives and which models serve each tier."""
 
@@ -67,6 +71,15 @@ class LLMSettings(BaseModel):
             values["model"] = LOCAL_MODEL_NAME
         values.update(explicit)
         return cls(**values)
+
+    @property
+    def embedded(self) -> bool:
+        """True when the embedded local model serves the calls (no other endpoint named)."""
+        return self.provider == "local" and not self.base_url
+
+    def endpoint_label(self) -> str:
+        """A short description of where LLM calls go."""
+        return "embedded local model" if self.embedded else self.base_url or OPENAI_DEFAULT_BASE_URL
 
     @property
     def synthesis_tier_model(self) -> str:

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from research_core.configuration import DEFAULT_PRICING, LLMSettings
+from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.costs import call_cost, price_for, price_known
 from research_core.schemas import CostEntry
 
@@ -116,7 +116,7 @@ class LLMClient:
 
                     self._base_url = get_shared_server().start()
                 else:
-                    self._base_url = "https://api.openai.com/v1"
+                    self._base_url = OPENAI_DEFAULT_BASE_URL
             return self._base_url
 
     def model_name(self, tier: Tier) -> str:

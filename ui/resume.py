@@ -17,10 +17,9 @@ _IDENTITY = ("provider", "base_url", "model", "synthesis_model")
 
 def llm_label(settings: LLMSettings) -> str:
     """A short name for where a run's LLM calls go."""
-    if settings.provider == "local" and not settings.base_url:
-        return "the embedded local model"
-    model = settings.model or "default model"
-    return f"{model} at {settings.base_url or 'https://api.openai.com/v1'}"
+    if settings.embedded:
+        return f"the {settings.endpoint_label()}"
+    return f"{settings.model or 'default model'} at {settings.endpoint_label()}"
 
 
 def run_own_llm(run_id: str) -> LLMSettings | None:

@@ -27,6 +27,7 @@ from typing import Any
 import streamlit as st
 
 from research_core.compare import CompareJobs
+from research_core.configuration import OPENAI_DEFAULT_BASE_URL
 from research_core.runner import Runner
 from research_core.store import default_db_path
 from ui.settings_store import AppSettings, load_settings
@@ -243,7 +244,7 @@ def cached_llm_check(provider: str, base_url: str | None, key_fingerprint: str, 
     """The LLM check, cached for 30 seconds per endpoint and key."""
     if provider == "local":
         return check_embedded_model()
-    return check_llm_endpoint(base_url or "https://api.openai.com/v1", _api_key)
+    return check_llm_endpoint(base_url or OPENAI_DEFAULT_BASE_URL, _api_key)
 
 
 def llm_status(settings: AppSettings) -> Reachability:

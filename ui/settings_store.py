@@ -83,9 +83,7 @@ class AppSettings(BaseModel):
 
     def endpoint_label(self) -> str:
         """A short description of where LLM calls go."""
-        if self.provider == "local":
-            return "embedded local model"
-        return self.base_url or "https://api.openai.com/v1"
+        return self.llm_settings().endpoint_label()
 
 
 def settings_path(db_path: Path | str) -> Path:
