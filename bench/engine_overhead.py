@@ -7,6 +7,8 @@ Method
   SDK, HTTP, JSON parsing, pydantic validation) counts as engine time. That is the strict
   figure. The lenient figure times the calls around `LLMClient._invoke` instead, so the
   client libraries count as "in flight"; the difference is the LLM client stack's share.
+* The stub runs in its own process, one for all runs (`harness.StubLLMProcess`), and an untimed
+  warm-up run first pays the process's one-time client setup (imports, TLS trust store).
 * Search calls are timed by the backend wrapper (`SlowSearch`, a fixed sleep).
 * engine time = run wall time - length of the union of all in-flight intervals.
 * Per node: every node function is wrapped (patched into `research_core.graph` before the
@@ -38,8 +40,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 import research_core.graph as graph_module
 from bench.harness import (
     Recorder,
-    ScriptedLLM,
     SlowSearch,
+    StubLLMProcess,
     checkpoint_bytes,
     clipped,
     fixed_plan,
@@ -47,7 +49,6 @@ from bench.harness import (
     machine,
     make_runner,
     realistic_script,
-    timed_llm_server,
     union_length,
 )
 from research_core.configuration import build_run_config
@@ -112,20 +113,29 @@ class Instruments:
 
 
 def measure(
-    label: str, question: str, config: Any, plan: dict | None, llm: float, search: float, inst: Instruments
+    stub: StubLLMProcess,
+    label: str,
+    question: str,
+    config: Any,
+    plan: dict | None,
+    llm: float,
+    search: float,
+    inst: Instruments,
 ) -> dict[str, Any]:
     """Run once and break its wall time down."""
     inst.clear()
     server_rec, search_rec = Recorder(), Recorder()
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
-        scripted = ScriptedLLM(script=realistic_script(), latency_s=llm)
-        with timed_llm_server(scripted, server_rec) as url:
-            runner = make_runner(db, url, [SlowSearch(search, search_rec)])
-            inst.wrap_client(runner)
-            t0 = time.perf_counter()
-            snap = runner.start(question, config, plan=plan)
-            t1 = time.perf_counter()
+        url = stub.use(realistic_script, latency_s=llm)
+        runner = make_runner(db, url, [SlowSearch(search, search_rec)])
+        inst.wrap_client(runner)
+        t0 = time.perf_counter()
+        snap = runner.start(question, config, plan=plan)
+        t1 = time.perf_counter()
+        calls, server_items = stub.collect()
+        for start, end, task in server_items:
+            server_rec.add(start, end, task)
         assert snap.status in ("completed", "completed_with_fallback"), (snap.status, snap.error)
         sizes = checkpoint_bytes(db, snap.run_id)
         db_bytes = sum(p.stat().st_size for p in Path(tmp).glob("bench.db*"))
@@ -148,7 +158,7 @@ def measure(
     return {
         "label": label,
         "wall_s": wall,
-        "llm_calls": len(scripted.calls),
+        "llm_calls": len(calls),
         "searches": len(search_rec.items),
         "steps": steps,
         "node_calls": len(inst.nodes.items),
@@ -192,7 +202,7 @@ def print_run(r: dict[str, Any]) -> None:
     )
 
 
-def client_stack(repeats: int = 30) -> dict[str, float]:
+def client_stack(stub: StubLLMProcess, repeats: int = 30) -> dict[str, float]:
     """Median ms of one call to the zero-latency stub through each layer of the LLM client stack."""
     import statistics
 
@@ -214,24 +224,20 @@ def client_stack(repeats: int = 30) -> dict[str, float]:
     user = "<sub_question>What is React?</sub_question>"
     headers = {"X-Arbor-Task": "plan_queries"}
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": user}]}
-    with timed_llm_server(ScriptedLLM(), Recorder()) as url:
-        http = httpx.Client()
-        sdk = openai.OpenAI(base_url=url, api_key="sk-bench", max_retries=0)
-        llm = LLMClient(LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", max_retries=0))
-        out = {
-            "httpx keep-alive POST": median_ms(
-                lambda: http.post(f"{url}/chat/completions", json=body, headers=headers)
-            ),
-            "OpenAI SDK chat.completions.create": median_ms(
-                lambda: sdk.chat.completions.create(
-                    model="gpt-4o-mini", messages=body["messages"], extra_headers=headers
-                )
-            ),
-            "LLMClient.structured (LangChain ChatOpenAI + validation)": median_ms(
-                lambda: llm.structured("plan_queries", QueryPlanOutput, "system", user, node="bench")
-            ),
-        }
-        http.close()
+    url = stub.use()
+    http = httpx.Client()
+    sdk = openai.OpenAI(base_url=url, api_key="sk-bench", max_retries=0)
+    llm = LLMClient(LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", max_retries=0))
+    out = {
+        "httpx keep-alive POST": median_ms(lambda: http.post(f"{url}/chat/completions", json=body, headers=headers)),
+        "OpenAI SDK chat.completions.create": median_ms(
+            lambda: sdk.chat.completions.create(model="gpt-4o-mini", messages=body["messages"], extra_headers=headers)
+        ),
+        "LLMClient.structured (LangChain ChatOpenAI + validation)": median_ms(
+            lambda: llm.structured("plan_queries", QueryPlanOutput, "system", user, node="bench")
+        ),
+    }
+    http.close()
     return out
 
 
@@ -290,14 +296,16 @@ def main() -> None:
     print("\n### One LLM call through the client stack (zero-latency stub, median of 30)\n")
     print("| layer | ms per call |")
     print("|---|---:|")
-    for layer, ms in client_stack().items():
-        print(f"| {layer} | {ms:.1f} |")
     results = []
-    for label, question, config, plan in runs:
-        r = measure(label, question, config, plan, llm, search, inst)
-        results.append(r)
-        print_run(r)
-        print(flush=True)
+    with StubLLMProcess() as stub:
+        for layer, ms in client_stack(stub).items():
+            print(f"| {layer} | {ms:.1f} |")
+        measure(stub, "warm-up", FLAT_Q, runs[-1][2], None, 0.0, 0.0, inst)  # one-time client setup
+        for label, question, config, plan in runs:
+            r = measure(stub, label, question, config, plan, llm, search, inst)
+            results.append(r)
+            print_run(r)
+            print(flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, default=str), encoding="utf-8")
 

@@ -4,19 +4,25 @@ The stub is tests/fakes/llm_server.py (imported, not copied) behind a handler th
 when each request arrives and when its answer is sent, so a benchmark can tell the time the
 engine waited on the LLM from the time it spent on its own. The search backend is the test
 fixture corpus behind a fixed sleep, recording its intervals the same way.
+
+Timing benchmarks run the stub in its own process (`StubLLMProcess`), one for all their runs, as
+a real LLM server would be: on a thread of the benchmark's process its request handling would
+compete with the engine for the interpreter lock, and a new server per run would make every run
+pay the client's one-time connection setup (a new base URL each time).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
 import os
 import platform
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +89,12 @@ class _TimedServer(_Server):
 
 class _TimedHandler(_Handler):
     server: _TimedServer
+    # Keep connections alive as real LLM servers do (uvicorn, llama.cpp, the OpenAI API); with the
+    # HTTP/1.0 default every call would pay a TCP connect the engine never pays in production.
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; with Nagle's algorithm on a kept-alive connection the
+    # body waits for the client's delayed ACK (about 40 ms per call).
+    disable_nagle_algorithm = True
 
     def do_POST(self) -> None:
         started = time.perf_counter()
@@ -108,6 +120,71 @@ def timed_llm_server(scripted: ScriptedLLM, recorder: Recorder) -> Iterator[str]
     finally:
         server.shutdown()
         server.server_close()
+
+
+class StubLLMProcess:
+    """The timed stub LLM server in a child process, shared by every run of a benchmark.
+
+    `use(factory, *args, latency_s=...)` swaps in a new script (`factory(*args)`, built in the
+    child, so it must be a module-level function) and returns the base URL, which stays the same
+    for the life of the process; `collect()` returns the calls and server-side intervals since
+    then. Intervals use `time.perf_counter()`, the system-wide monotonic clock on Linux, so they
+    line up with the benchmark's own.
+    """
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._proc = ctx.Process(target=_stub_child, args=(child,), daemon=True, name="arbor-bench-stub")
+        self._proc.start()
+        self.url = f"http://127.0.0.1:{self._conn.recv()}/v1"
+
+    def use(self, factory: Callable[..., dict[str, Any]] | None = None, *args: Any, latency_s: float = 0.0) -> str:
+        """Answer with `factory(*args)` (None: the default replies) after `latency_s` per call."""
+        self._conn.send(("use", factory, args, latency_s))
+        self._conn.recv()
+        return self.url
+
+    def collect(self) -> tuple[list[tuple[str, dict]], list[tuple[float, float, str]]]:
+        """The (task, request body) of every call and every (start, end, task) since `use`."""
+        self._conn.send(("collect",))
+        return self._conn.recv()
+
+    def close(self) -> None:
+        """Stop the child process."""
+        if self._proc.is_alive():
+            self._conn.send(("stop",))
+            self._proc.join(10)
+        if self._proc.is_alive():
+            self._proc.kill()
+
+    def __enter__(self) -> StubLLMProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _stub_child(conn: Any) -> None:
+    server = _TimedServer(("127.0.0.1", 0), _TimedHandler)
+    server.scripted = ScriptedLLM()
+    server.recorder = Recorder()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    conn.send(server.server_address[1])
+    while True:
+        message = conn.recv()
+        if message[0] == "use":
+            _, factory, args, latency = message
+            server.scripted = ScriptedLLM(script=factory(*args) if factory else {}, latency_s=latency)
+            server.recorder = Recorder()
+            conn.send(True)
+        elif message[0] == "collect":
+            with server.scripted._lock:
+                calls = list(server.scripted.calls)
+            conn.send((calls, list(server.recorder.items)))
+        else:
+            server.shutdown()
+            return
 
 
 # ---- scripted answers of realistic length ------------------------------------------------
@@ -301,6 +378,7 @@ __all__ = [
     "Recorder",
     "ScriptedLLM",
     "SlowSearch",
+    "StubLLMProcess",
     "checkpoint_bytes",
     "clipped",
     "default_reply",

@@ -33,15 +33,14 @@ from typing import Any
 
 from bench.harness import (
     Recorder,
-    ScriptedLLM,
     SlowSearch,
+    StubLLMProcess,
     default_reply,
     fixed_plan,
     known_call_graph_config,
     machine,
     make_runner,
     realistic_script,
-    timed_llm_server,
 )
 from research_core.schemas import Source
 
@@ -84,8 +83,10 @@ class _JitterSearch(SlowSearch):
         return super(SlowSearch, self).search(query, max_results)
 
 
-def _jitter_script(mean: float, jitter: _Jitter) -> dict[str, Any]:
+def jitter_script(mean: float, seed: int) -> dict[str, Any]:
+    """The realistic script, each answer after a latency drawn from U(0.5, 1.5) x mean (seeded)."""
     base = realistic_script()
+    jitter = _Jitter(seed)
 
     def wrap(task: str):
         def reply(body: dict) -> str:
@@ -99,18 +100,19 @@ def _jitter_script(mean: float, jitter: _Jitter) -> dict[str, Any]:
     return {t: wrap(t) for t in tasks}
 
 
-def run_once(branches: int, iterations: int, parallel: int, llm: float, search: float) -> dict[str, Any]:
+def run_once(
+    stub: StubLLMProcess, branches: int, iterations: int, parallel: int, llm: float, search: float
+) -> dict[str, Any]:
     """One run of the uniform scenario; returns its measured and ideal wall time."""
     with tempfile.TemporaryDirectory() as tmp:
-        scripted = ScriptedLLM(script=realistic_script(), latency_s=llm)
-        with timed_llm_server(scripted, Recorder()) as url:
-            runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(search)])
-            config = known_call_graph_config(parallel, iterations, branches)
-            started = time.perf_counter()
-            snap = runner.start(QUESTION, config, plan=fixed_plan(QUESTION, branches))
-            wall = time.perf_counter() - started
+        url = stub.use(realistic_script, latency_s=llm)
+        runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(search)])
+        config = known_call_graph_config(parallel, iterations, branches)
+        started = time.perf_counter()
+        snap = runner.start(QUESTION, config, plan=fixed_plan(QUESTION, branches))
+        wall = time.perf_counter() - started
         assert snap.status == "completed", (snap.status, snap.error)
-        calls = len(scripted.calls)
+        calls = len(stub.collect()[0])
     ideal = ideal_uniform(branches, iterations, parallel, llm, search)
     expected_calls = branches * (2 * iterations + 1) + 1
     return {
@@ -124,18 +126,18 @@ def run_once(branches: int, iterations: int, parallel: int, llm: float, search: 
     }
 
 
-def run_jitter(branches: int, iterations: int, parallel: int, llm: float, search: float, seed: int) -> dict[str, Any]:
+def run_jitter(
+    stub: StubLLMProcess, branches: int, iterations: int, parallel: int, llm: float, search: float, seed: int
+) -> dict[str, Any]:
     """The jittered scenario: measured time, the branch-chain ideal and the round-barrier model."""
-    jitter = _Jitter(seed)
     search_rec = Recorder()
     with tempfile.TemporaryDirectory() as tmp:
-        scripted = ScriptedLLM(script=_jitter_script(llm, jitter))
-        with timed_llm_server(scripted, Recorder()) as url:
-            runner = make_runner(Path(tmp) / "bench.db", url, [_JitterSearch(search, jitter, search_rec)])
-            config = known_call_graph_config(parallel, iterations, branches)
-            started = time.perf_counter()
-            snap = runner.start(QUESTION, config, plan=fixed_plan(QUESTION, branches))
-            wall = time.perf_counter() - started
+        url = stub.use(jitter_script, llm, seed)
+        runner = make_runner(Path(tmp) / "bench.db", url, [_JitterSearch(search, _Jitter(seed + 1), search_rec)])
+        config = known_call_graph_config(parallel, iterations, branches)
+        started = time.perf_counter()
+        snap = runner.start(QUESTION, config, plan=fixed_plan(QUESTION, branches))
+        wall = time.perf_counter() - started
         assert snap.status == "completed", (snap.status, snap.error)
         entries = snap.costs.entries
     # per branch, per iteration: plan_queries + search + extract_findings, as measured
@@ -172,7 +174,7 @@ def run_jitter(branches: int, iterations: int, parallel: int, llm: float, search
 STAGGERED_PRIORITIES = [1.0, 0.7, 0.4, 0.2]  # with max_iterations=18: 5, 4, 2 and 1 iterations
 
 
-def run_staggered(adaptive: bool, llm: float, search: float) -> dict[str, Any]:
+def run_staggered(stub: StubLLMProcess, adaptive: bool, llm: float, search: float) -> dict[str, Any]:
     """4 branches of 5, 4, 2 and 1 iterations at parallel 4, with the adaptive plan off or on.
 
     Ideal either way: the longest branch, 5 x (L + S + L) + L, plus the meta call; the plan
@@ -180,16 +182,15 @@ def run_staggered(adaptive: bool, llm: float, search: float) -> dict[str, Any]:
     the research of the branches already under way.
     """
     with tempfile.TemporaryDirectory() as tmp:
-        scripted = ScriptedLLM(script=realistic_script(), latency_s=llm)
-        with timed_llm_server(scripted, Recorder()) as url:
-            runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(search)])
-            config = known_call_graph_config(
-                4, 1, 4, sub_question_max_iterations=6, max_iterations=18, adaptive_plan=adaptive
-            )
-            plan = fixed_plan(QUESTION, 4, STAGGERED_PRIORITIES)
-            started = time.perf_counter()
-            snap = runner.start(QUESTION, config, plan=plan)
-            wall = time.perf_counter() - started
+        url = stub.use(realistic_script, latency_s=llm)
+        runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(search)])
+        config = known_call_graph_config(
+            4, 1, 4, sub_question_max_iterations=6, max_iterations=18, adaptive_plan=adaptive
+        )
+        plan = fixed_plan(QUESTION, 4, STAGGERED_PRIORITIES)
+        started = time.perf_counter()
+        snap = runner.start(QUESTION, config, plan=plan)
+        wall = time.perf_counter() - started
         assert snap.status == "completed", (snap.status, snap.error)
     iterations = [b["iteration_count"] for b in snap.branches]
     revisions = sum(1 for e in snap.costs.entries if e.task == "revise_plan")
@@ -215,14 +216,28 @@ def main() -> None:
     args = parser.parse_args()
     llm, search, it = args.llm_latency, args.search_latency, args.iterations
     print(f"# parallel_branches  {time.strftime('%Y-%m-%d %H:%M')}  {machine()}")
-    print(f"# LLM {llm}s per call, search {search}s per call, {it} iterations per branch\n")
+    print(f"# LLM {llm}s per call, search {search}s per call, {it} iterations per branch")
+    with StubLLMProcess() as stub:
+        first = run_once(stub, 1, 1, 1, 0.0, 0.0)["wall_s"]
+        second = run_once(stub, 1, 1, 1, 0.0, 0.0)["wall_s"]
+        print(
+            f"# one-time setup of this process, paid by its first run (zero-latency 1-branch run, first minus "
+            f"second): {1000 * (first - second):.0f} ms; the runs below are warm\n"
+        )
+        rows = measure_all(stub, args, llm, search, it)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+
+
+def measure_all(stub: StubLLMProcess, args: argparse.Namespace, llm: float, search: float, it: int) -> list[dict]:
+    """Every scenario, printed as Markdown tables; returns the rows."""
     scenarios = [(4, 1), (4, 4)] if args.quick else [(4, 1), (4, 4), (8, 1), (8, 4), (8, 8)]
     rows = []
     serial: dict[int, float] = {}
     print("| branches | parallel | LLM calls | wall s | ideal s | % of ideal | speedup vs parallel 1 |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
     for n, p in scenarios:
-        r = run_once(n, it, p, llm, search)
+        r = run_once(stub, n, it, p, llm, search)
         if p == 1:
             serial[n] = r["wall_s"]
         r["speedup"] = serial[n] / r["wall_s"] if n in serial else None
@@ -238,7 +253,7 @@ def main() -> None:
         print("| branches | parallel | wall s | ideal s (slowest branch chain) | round-barrier model s | % of ideal |")
         print("|---:|---:|---:|---:|---:|---:|")
         for n, p in [(4, 4), (8, 8)]:
-            r = run_jitter(n, it, p, llm, search, seed=7)
+            r = run_jitter(stub, n, it, p, llm, search, seed=7)
             rows.append({"jitter": True, **r})
             model = f"{r['barrier_model_s']:.2f}" if r["barrier_model_s"] is not None else "-"
             print(
@@ -251,15 +266,14 @@ def main() -> None:
         print("| adaptive_plan | iterations | plan revisions | LLM calls | wall s | ideal s | % of ideal |")
         print("|---|---|---:|---:|---:|---:|---:|")
         for adaptive in (False, True):
-            r = run_staggered(adaptive, llm, search)
+            r = run_staggered(stub, adaptive, llm, search)
             rows.append({"staggered": True, **r})
             print(
                 f"| {adaptive} | {r['iterations']} | {r['revisions']} | {r['llm_calls']} | {r['wall_s']:.2f} | "
                 f"{r['ideal_s']:.2f} | {100 * r['ideal_s'] / r['wall_s']:.1f}% |",
                 flush=True,
             )
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    return rows
 
 
 if __name__ == "__main__":

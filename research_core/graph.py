@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -52,7 +53,17 @@ def route_after_coverage(state: ResearchState) -> Literal["coordinate", "meta_sy
 
 
 def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
-    """Compile the research graph with the given checkpointer."""
+    """The research graph bound to `checkpointer`.
+
+    Compiling costs tens of milliseconds (LangGraph inspects every node's bytecode), and the runner
+    opens a graph for every drive and every live-view snapshot, so the graph is compiled once per
+    process and each caller gets a copy bound to its own checkpointer.
+    """
+    return _compiled_graph().copy(update={"checkpointer": checkpointer})
+
+
+@functools.cache
+def _compiled_graph() -> CompiledStateGraph:
     builder = StateGraph(
         ResearchState, context_schema=Services, input_schema=ResearchInput, output_schema=ResearchOutput
     )
@@ -80,4 +91,4 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStat
     builder.add_edge("revise_plan", "coordinate")
     builder.add_conditional_edges("assess_coverage", route_after_coverage)
     builder.add_edge("meta_synthesize", END)
-    return builder.compile(checkpointer=checkpointer)
+    return builder.compile()

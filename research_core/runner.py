@@ -306,18 +306,21 @@ class Runner:
 
     def resume(self, run_id: str, answer: Any = None) -> RunSnapshot:
         """Continue a run: answer its open gate, or pick up after a crash or failure."""
+        return self._resume(run_id, answer, claimed=False)
+
+    def _resume(self, run_id: str, answer: Any, *, claimed: bool) -> RunSnapshot:
         record = self._record(run_id)
         with open_checkpointer(self.db_path) as saver:
             state = build_graph(saver).get_state(self._config(run_id))
         if not state.values and not state.next:
-            return self._drive(run_id, self._initial_input(run_id))
+            return self._drive(run_id, self._initial_input(run_id), claimed=claimed)
         if state.interrupts:
             if answer is None:
                 return self.snapshot(run_id)
-            return self._drive(run_id, Command(resume=answer))
+            return self._drive(run_id, Command(resume=answer), claimed=claimed)
         if not state.next and record["status"] in ("completed", "completed_with_fallback", "cancelled"):
             return self.snapshot(run_id)
-        return self._drive(run_id, None)
+        return self._drive(run_id, None, claimed=claimed)
 
     def rerun_branch(
         self,
@@ -364,19 +367,29 @@ class Runner:
             "max_concurrency": MAX_CONCURRENCY,
         }
 
-    def _drive(self, run_id: str, graph_input: Any) -> RunSnapshot:
+    def _claim(self, run_id: str) -> None:
+        """Reserve the run for one drive in this process, whichever Runner asks (the UI keeps one
+        per settings); raises RunError when it is already being driven."""
         with _DRIVING_LOCK, self._lock:
-            # one drive per run in this process, whichever Runner asks (the UI keeps one per settings)
             if run_id in self._busy or run_id in _DRIVING:
                 raise RunError(f"Run {run_id} is already running.")
             self._busy.add(run_id)
             _DRIVING.add(run_id)
+
+    def _release(self, run_id: str) -> None:
+        with _DRIVING_LOCK, self._lock:
+            self._busy.discard(run_id)
+            _DRIVING.discard(run_id)
+
+    def _drive(self, run_id: str, graph_input: Any, *, claimed: bool = False) -> RunSnapshot:
+        """Drive the run; `claimed` when the caller holds the reservation and releases it (background runs)."""
+        if claimed:
+            return self._drive_locked(run_id, graph_input)
+        self._claim(run_id)
         try:
             return self._drive_locked(run_id, graph_input)
         finally:
-            with _DRIVING_LOCK, self._lock:
-                self._busy.discard(run_id)
-                _DRIVING.discard(run_id)
+            self._release(run_id)
 
     def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
         record = self._record(run_id)
@@ -463,6 +476,12 @@ class Runner:
             return run_id in self._busy or (run_id in self._threads and self._threads[run_id].is_alive())
 
     def _spawn(self, run_id: str, target: Callable[[], Any]) -> None:
+        """Run `target` (which drives `run_id` with `claimed=True`) on a background thread.
+
+        The run is reserved here, before the thread starts, so a drive asked for in between (another
+        Runner's resume, a second click) is refused instead of taking the run from under the thread.
+        """
+
         def body() -> None:
             try:
                 target()
@@ -470,29 +489,29 @@ class Runner:
                 logger.warning("background run %s: %s", run_id, exc)
             except Exception:
                 logger.exception("background run %s crashed", run_id)
+            finally:
+                self._release(run_id)
 
-        with self._lock:
-            existing = self._threads.get(run_id)
-            if existing is not None and existing.is_alive():
-                raise RunError(f"Run {run_id} is already running.")
+        self._claim(run_id)
+        try:
             thread = threading.Thread(target=body, name=f"arbor-run-{run_id}", daemon=True)
-            self._threads[run_id] = thread
-            self._busy.add(run_id)
-        # _drive takes the busy flag itself; release the placeholder just before it does.
-        with self._lock:
-            self._busy.discard(run_id)
-        thread.start()
+            with self._lock:
+                self._threads[run_id] = thread
+            thread.start()
+        except BaseException:
+            self._release(run_id)
+            raise
 
     def start_background(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
         """Create a run and drive it on a background thread; returns the run id at once."""
         run_id = self.create_run(question, config, plan)
-        self._spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id)))
+        self._spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id), claimed=True))
         return run_id
 
     def resume_background(self, run_id: str, answer: Any = None) -> None:
         """Resume a run on a background thread."""
         self._record(run_id)
-        self._spawn(run_id, lambda: self.resume(run_id, answer))
+        self._spawn(run_id, lambda: self._resume(run_id, answer, claimed=True))
 
     def wait(self, run_id: str, timeout: float | None = None) -> RunSnapshot:
         """Block until the run's background thread ends (tests and CLI)."""

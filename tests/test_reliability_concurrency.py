@@ -126,7 +126,9 @@ def test_two_runners_of_one_process_never_drive_the_same_run(tmp_path):
         first = make_runner(tmp_path, url, backends=[FixtureSearch()])
         second = make_runner(tmp_path, url, backends=[FixtureSearch()])
         run_id = first.start_background(THREAD_QUESTIONS[0], config(auto_approve=True, mode="hierarchical"))
-        wait_for(lambda: first.is_active(run_id), 10, "the run to start")
+        # no waiting: the run is reserved before start_background returns, so a resume asked for
+        # before the background thread reaches the graph cannot take the run from under it
+        assert first.is_active(run_id)
         with pytest.raises(RunError, match="already running"):
             second.resume(run_id)
         snap = first.wait(run_id, 90)
