@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from research_core.configuration import LLMSettings, RunConfig, build_run_config
+from research_core.heap import freeze_startup_heap
 from research_core.runner import Runner
 from research_core.schemas import Source
 from tests.fakes.llm_server import ScriptedLLM, _Handler, _Server, default_reply
@@ -278,7 +279,9 @@ class SlowSearch(FixtureSearch):
 
 
 def make_runner(db: Path, url: str, backends: list, timeout_s: float = 60.0) -> Runner:
-    """A runner on a real SQLite file talking to the stub over HTTP."""
+    """A runner on a real SQLite file talking to the stub over HTTP (after freezing the startup
+    heap, as the CLI and the workbench do before their first runner)."""
+    freeze_startup_heap()
     llm = LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", timeout_s=timeout_s, max_retries=0)
     return Runner(db, llm_settings=llm, api_key="sk-bench", backends=backends)
 

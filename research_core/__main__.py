@@ -24,6 +24,7 @@ from research_core.configuration import (
     resolve_llm_settings,
     strip_url_secrets,
 )
+from research_core.heap import freeze_startup_heap
 from research_core.runner import RunError, Runner, RunSnapshot
 from research_core.search.registry import known_backends, parse_backend_names
 from research_core.store import default_db_path
@@ -203,6 +204,7 @@ def _llm_settings(args: argparse.Namespace) -> LLMSettings:
 
 
 def _runner(args: argparse.Namespace) -> Runner:
+    freeze_startup_heap()
     return Runner(args.db, llm_settings=_llm_settings(args), progress=_progress)
 
 

@@ -125,7 +125,9 @@ def _all_runners() -> weakref.WeakSet[Runner]:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _runner(db: str, llm_json: str, pricing_json: str, key_fingerprint: str, _api_key: str | None) -> Runner:
     from research_core.configuration import LLMSettings
+    from research_core.heap import freeze_startup_heap
 
+    freeze_startup_heap()
     pricing = {k: (float(v[0]), float(v[1])) for k, v in json.loads(pricing_json).items()}
     runner = Runner(
         db,
