@@ -178,7 +178,7 @@ class LLMClient:
                 fmt["schema"] = json_schema  # llama.cpp extension: grammar-constrained JSON
             # Sent as a plain body field: given as `response_format`, LangChain routes the call
             # through the SDK's `parse` helper, which costs about 2 ms of CPU per call for nothing
-            # JSON mode needs (bench/README.md section 2).
+            # JSON mode needs (bench/README.md section 1).
             kwargs["extra_body"] = {"response_format": fmt}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
