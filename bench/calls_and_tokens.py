@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from bench.harness import Recorder, ScriptedLLM, SlowSearch, machine, make_runner, realistic_script, timed_llm_server
+from bench.harness import SlowSearch, StubLLMProcess, machine, make_runner, realistic_script
 from research_core.configuration import build_run_config
 
 SEED_QUESTIONS = [
@@ -45,14 +45,13 @@ TASK_ORDER = [
 ]
 
 
-def run_question(question: str, mode: str) -> dict:
+def run_question(stub: StubLLMProcess, question: str, mode: str) -> dict:
     """One run of `question` in `mode`; its calls by task, tokens and cost."""
     with tempfile.TemporaryDirectory() as tmp:
-        scripted = ScriptedLLM(script=realistic_script())
-        with timed_llm_server(scripted, Recorder()) as url:
-            runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(0.0)])
-            config = build_run_config(None, question, search_backends=["fixture"], auto_approve=True, mode=mode)
-            snap = runner.start(question, config)
+        url = stub.use(realistic_script)
+        runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(0.0)])
+        config = build_run_config(None, question, search_backends=["fixture"], auto_approve=True, mode=mode)
+        snap = runner.start(question, config)
         assert snap.status in ("completed", "completed_with_fallback"), (snap.status, snap.error)
         result = runner.result(snap.run_id)
     by_task = Counter(e.task for e in result.costs.entries)
@@ -77,7 +76,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     print(f"# calls_and_tokens  {time.strftime('%Y-%m-%d %H:%M')}  {machine()}\n")
-    rows = [run_question(q, mode) for q in SEED_QUESTIONS for mode in ("flat", "hierarchical")]
+    with StubLLMProcess() as stub:
+        rows = [run_question(stub, q, mode) for q in SEED_QUESTIONS for mode in ("flat", "hierarchical")]
     print(
         "| # | question | mode | template | branches | iterations | findings | LLM calls | tokens in | tokens out "
         "| cost (gpt-4o-mini) |"

@@ -5,8 +5,8 @@ when each request arrives and when its answer is sent, so a benchmark can tell t
 engine waited on the LLM from the time it spent on its own. The search backend is the test
 fixture corpus behind a fixed sleep, recording its intervals the same way.
 
-Timing benchmarks run the stub in its own process (`StubLLMProcess`), one for all their runs, as
-a real LLM server would be: on a thread of the benchmark's process its request handling would
+The benchmarks run the stub in its own process (`StubLLMProcess`), one for all their runs, as a
+real LLM server would be: on a thread of the benchmark's process its request handling would
 compete with the engine for the interpreter lock, and a new server per run would make every run
 pay the client's one-time connection setup (a new base URL each time).
 """
@@ -22,8 +22,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,24 +102,6 @@ class _TimedHandler(_Handler):
             super().do_POST()
         finally:
             self.server.recorder.add(started, time.perf_counter(), self.headers.get("X-Arbor-Task", "?"))
-
-
-@contextmanager
-def timed_llm_server(scripted: ScriptedLLM, recorder: Recorder) -> Iterator[str]:
-    """The scripted server of tests/fakes on a background thread; yields its base URL.
-
-    Every request's server-side interval (body read to answer written) goes to `recorder`.
-    """
-    server = _TimedServer(("127.0.0.1", 0), _TimedHandler)
-    server.scripted = scripted
-    server.recorder = recorder
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class StubLLMProcess:
@@ -390,6 +371,5 @@ __all__ = [
     "machine",
     "make_runner",
     "realistic_script",
-    "timed_llm_server",
     "union_length",
 ]
