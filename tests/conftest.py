@@ -63,3 +63,25 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
         monkeypatch.setenv("ARBOR_SEARCH", "library")
         monkeypatch.delenv("ARBOR_LLM_MODEL", raising=False)
         yield {"db": db, "url": url, "scripted": scripted}
+
+
+# ---- browser tests ---------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _patient_browser_assertions(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Give Playwright's `expect` the same 60 s as the pages' default timeout in browser tests.
+
+    `expect` waits 5 s by default, but a page's first script run in a fresh `streamlit run` imports
+    the whole engine, which takes longer than that on a busy 2-core machine.
+    """
+    if request.node.get_closest_marker("browser") is None:
+        yield
+        return
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=60_000)
+    try:
+        yield
+    finally:
+        expect.set_options(timeout=5_000)
