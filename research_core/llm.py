@@ -21,7 +21,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
-from research_core.chat_transport import ChatCompletionsTransport, NotAChatCompletion
 from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.costs import call_cost, price_for, price_known
 from research_core.schemas import CostEntry
@@ -78,11 +77,6 @@ def _describe_error(exc: Exception, base_url: str) -> str:
         return "The LLM endpoint is rate-limiting requests even after retries. Wait a minute and resume the run."
     if isinstance(exc, openai.APIStatusError):
         return f"The LLM endpoint answered with HTTP {exc.status_code}. Resume the run later or change the endpoint."
-    if isinstance(exc, NotAChatCompletion):
-        return (
-            f"The LLM endpoint at {base_url} answered with something that is not a chat completion ({exc}). "
-            "Check the base URL: OpenAI-compatible servers usually end in /v1."
-        )
     return f"The LLM call failed: {type(exc).__name__}: {exc}"
 
 
@@ -143,24 +137,13 @@ class LLMClient:
         base_url = self.base_url()
         with self._lock:
             if tier not in self._models:
-                api_key = self._api_key or "not-needed"
-                root = openai.OpenAI(
-                    base_url=base_url,
-                    api_key=api_key,
-                    timeout=self.settings.timeout_s,
-                    max_retries=self.settings.max_retries,
-                )
                 self._models[tier] = ChatOpenAI(
                     model=self.model_name(tier),
                     base_url=base_url,
-                    api_key=api_key,
+                    api_key=self._api_key or "not-needed",
                     timeout=self.settings.timeout_s,
                     max_retries=self.settings.max_retries,
                     temperature=self.settings.temperature,
-                    # the SDK's untyped POST instead of its typed `create` (research_core/chat_transport.py)
-                    client=ChatCompletionsTransport(root),
-                    root_client=root,
-                    disable_streaming=True,
                 )
             return self._models[tier]
 

@@ -23,18 +23,12 @@ from typing import Any
 
 @dataclass
 class Fault:
-    """A scripted failure: an HTTP error status, a delay before answering, or both.
-
-    With status 200 the answer is the normal one after the delay, unless `verbatim` asks for
-    `body` itself (a proxy's or login gateway's page where a chat completion was expected).
-    """
+    """A scripted failure: an HTTP error status, a delay before answering, or both."""
 
     status: int = 500
     delay_s: float = 0.0
     retry_after: float | None = None
     body: str = '{"error": {"message": "scripted failure", "type": "server_error"}}'
-    verbatim: bool = False
-    content_type: str = "application/json"
 
 
 Reply = str | Fault | Callable[[dict], "str | Fault"]
@@ -182,12 +176,10 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def _send(
-        self, status: int, payload: str, headers: dict[str, str] | None = None, content_type: str = "application/json"
-    ) -> None:
+    def _send(self, status: int, payload: str, headers: dict[str, str] | None = None) -> None:
         data = payload.encode()
         self.send_response(status)
-        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for k, v in (headers or {}).items():
             self.send_header(k, v)
@@ -209,11 +201,11 @@ class _Handler(BaseHTTPRequestHandler):
         reply = scripted.next_reply(task, body)
         if isinstance(reply, Fault):
             time.sleep(reply.delay_s)
-            if reply.status == 200 and not reply.verbatim:
+            if reply.status == 200:
                 reply = default_reply(task, body)
             else:
                 headers = {"Retry-After": str(reply.retry_after)} if reply.retry_after is not None else {}
-                self._send(reply.status, reply.body, headers, reply.content_type)
+                self._send(reply.status, reply.body, headers)
                 return
         if delay:
             time.sleep(delay)
