@@ -11,11 +11,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
 from research_core.nodes.allocate import allocate_budget
+from research_core.nodes.chain import branch_chain
 from research_core.nodes.classify import classify_question
 from research_core.nodes.coordinate import coordinate
 from research_core.nodes.coverage import assess_coverage
 from research_core.nodes.decompose import decompose_question
-from research_core.nodes.research import research_step
 from research_core.nodes.review import review_plan
 from research_core.nodes.revise import revise_plan
 from research_core.nodes.synthesize import meta_synthesize, synthesize_branch
@@ -72,7 +72,7 @@ def _compiled_graph() -> CompiledStateGraph:
     builder.add_node(review_plan)
     builder.add_node(allocate_budget)
     builder.add_node(coordinate)
-    builder.add_node(research_step)
+    builder.add_node("research_chain", branch_chain())
     builder.add_node(synthesize_branch)
     builder.add_node(revise_plan)
     builder.add_node(assess_coverage)
@@ -84,9 +84,9 @@ def _compiled_graph() -> CompiledStateGraph:
     builder.add_conditional_edges("review_plan", route_after_review)
     builder.add_edge("allocate_budget", "coordinate")
     builder.add_conditional_edges(
-        "coordinate", route_work, ["research_step", "synthesize_branch", "revise_plan", "assess_coverage"]
+        "coordinate", route_work, ["research_chain", "synthesize_branch", "revise_plan", "assess_coverage"]
     )
-    builder.add_edge("research_step", "coordinate")
+    builder.add_edge("research_chain", "coordinate")
     builder.add_edge("synthesize_branch", "coordinate")
     builder.add_edge("revise_plan", "coordinate")
     builder.add_conditional_edges("assess_coverage", route_after_coverage)

@@ -24,6 +24,7 @@ from langgraph.types import Command
 from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
 from research_core.costs import summarize_costs
 from research_core.graph import build_graph
+from research_core.live_state import live_state
 from research_core.llm import LLMClient, LLMError
 from research_core.nodes.decompose import propose_plan
 from research_core.plan import PlanError, tree_order, validate_plan
@@ -423,9 +424,8 @@ class Runner:
                 else:
                     logger.exception("run %s failed", run_id)
                 error = message or f"{type(exc).__name__}: {exc}"
-            state = graph.get_state(cfg)
+            state, values = live_state(graph, cfg)
         active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
-        values = state.values or {}
         mode = values.get("mode") or config.mode
         so_far = progress_totals(values, active_s)  # what an unfinished run has spent and gathered
         if interrupted:
@@ -538,8 +538,7 @@ class Runner:
 
         record = self._record(run_id)
         with open_checkpointer(self.db_path) as saver:
-            state = build_graph(saver).get_state(self._config(run_id))
-        values = state.values or {}
+            state, values = live_state(build_graph(saver), self._config(run_id))
         branches = values.get("branches", {})
         order = tree_order(branches, values.get("branch_order", []))
         pending = state.interrupts[0].value if state.interrupts else None

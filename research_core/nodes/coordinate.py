@@ -1,4 +1,8 @@
-"""coordinate: after every round, open the gates (step, revision, drill-down) and schedule the next steps."""
+"""coordinate: after every round, open the gates (step, revision, drill-down) and schedule the next steps.
+
+Research is scheduled as chains (`research_core/nodes/chain.py`): a branch keeps researching
+without coming back here until its research is done or its share of the caps is used up.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from research_core.citations import cited_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
 from research_core.hypotheses import hypothesis_branches
+from research_core.nodes.chain import chain_allotments
 from research_core.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.revision import apply_revision
 from research_core.scheduling import FINAL_STATUSES, schedule_steps
@@ -396,17 +401,23 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
         )
     if revise_task is not None:
         tasks.append(revise_task)
+    allotments = chain_allotments(
+        research_ids, cap - used, config.max_total_cost_usd - spent - reservation, single_step=config.step_mode
+    )
     for bid in research_ids:
+        max_steps, max_cost = allotments[bid]
         tasks.append(
             {
-                "node": "research_step",
+                "node": "research_chain",
                 "payload": {
                     "question": state["question"],
                     "config": state["config"],
                     "branch": branches[bid],
-                    "findings": findings_by_branch.get(bid, []),
+                    "known_findings": findings_by_branch.get(bid, []),
                     "branch_count": len(branches),
                     "iterations_left": cap - used,
+                    "max_steps": max_steps,
+                    "max_cost_usd": max_cost,
                 },
             }
         )

@@ -1,0 +1,112 @@
+"""research_chain: one branch researched step after step, as its own checkpointed subgraph.
+
+`coordinate` starts a chain per scheduled branch. A chain runs `research_step` again as soon as
+its previous step returns, without waiting for the other branches' steps, so a fast branch does
+not idle behind a slow one (the round barrier of one-step-per-superstep scheduling). Each step is
+a superstep of the chain's own graph, so it is checkpointed like any other step (a SIGKILL loses
+at most the step in flight, and a resumed run picks the chain up from its last checkpoint).
+
+A chain hands control back to `coordinate` when its branch's research is done (which includes a
+drill-down proposal, since depth is evaluated only when research stops), when it has used the
+iterations or the dollars `coordinate` allotted it, or after one step in step mode (the user
+wants every gate). The allotments come with the chain's input and are fixed per chain, so a
+resumed run makes the same decisions as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from research_core.costs import total_cost
+from research_core.nodes.research import research_step
+from research_core.services import Services
+from research_core.state import merge_branches
+
+
+class ChainOutput(TypedDict, total=False):
+    """What a finished chain adds to the run's state (the parent's reducers merge it)."""
+
+    branches: Annotated[dict[str, dict], merge_branches]
+    findings: Annotated[list[dict], operator.add]
+    sources: Annotated[list[dict], operator.add]
+    costs: Annotated[list[dict], operator.add]
+    log: Annotated[list[dict], operator.add]
+    warnings: Annotated[list[str], operator.add]
+
+
+class ChainState(ChainOutput, total=False):
+    """The chain's input from `coordinate` plus what its steps have gathered so far."""
+
+    question: str
+    config: dict[str, Any]
+    branch: dict[str, Any]
+    known_findings: list[dict]
+    branch_count: int
+    iterations_left: int
+    max_steps: int
+    max_cost_usd: float
+    steps: int
+
+
+def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
+    """One research iteration of the chain's branch, with what the chain found so far."""
+    branch = state["branch"]
+    steps = int(state.get("steps") or 0)
+    update = research_step(
+        {
+            "question": state["question"],
+            "config": state["config"],
+            "branch": branch,
+            "findings": [*state.get("known_findings", []), *state.get("findings", [])],
+            "branch_count": state.get("branch_count", 0),
+            "iterations_left": int(state.get("iterations_left", 0)) - steps,
+        },
+        runtime,
+    )
+    return {**update, "branch": {**branch, **update["branches"][branch["id"]]}, "steps": steps + 1}
+
+
+def chain_continues(state: ChainState) -> Literal["chain_step", "__end__"]:
+    """Another step of the same branch, or back to `coordinate`."""
+    branch = state["branch"]
+    if branch.get("research_done") or int(state.get("steps") or 0) >= int(state.get("max_steps") or 1):
+        return END
+    if total_cost(state.get("costs", [])) >= float(state.get("max_cost_usd", 0.0)):
+        return END
+    return "chain_step"
+
+
+def chain_allotments(
+    research_ids: list[str], iterations_left: int, cost_headroom_usd: float, *, single_step: bool
+) -> dict[str, tuple[int, float]]:
+    """Split the run's remaining iterations and dollars between the chains starting now.
+
+    Returns {branch id: (max steps, max dollars)}. Every chain may take at least one step (the
+    coordinator only starts chains while the caps allow research); earlier ids, which are the
+    higher priorities, get the remainder of an uneven split.
+    """
+    if not research_ids:
+        return {}
+    count = len(research_ids)
+    base, extra = divmod(max(0, iterations_left), count)
+    dollars = max(0.0, cost_headroom_usd) / count
+    return {
+        bid: (1 if single_step else max(1, base + (1 if n < extra else 0)), dollars)
+        for n, bid in enumerate(research_ids)
+    }
+
+
+@functools.cache
+def branch_chain() -> CompiledStateGraph:
+    """The compiled chain subgraph (it inherits the run's checkpointer when it runs)."""
+    builder = StateGraph(ChainState, context_schema=Services, output_schema=ChainOutput)
+    builder.add_node(chain_step)
+    builder.add_edge(START, "chain_step")
+    builder.add_conditional_edges("chain_step", chain_continues, ["chain_step", END])
+    return builder.compile()
