@@ -38,6 +38,7 @@ from typing import Any
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 import research_core.graph as graph_module
+import research_core.nodes.chain as chain_module
 from bench.harness import (
     Recorder,
     SlowSearch,
@@ -85,7 +86,9 @@ class Instruments:
             return
         self._installed = True
         for name in NODES:
-            setattr(graph_module, name, self._timed(getattr(graph_module, name), self.nodes, name))
+            # research steps run inside each branch's chain subgraph, which calls them by module name
+            module = chain_module if name == "research_step" else graph_module
+            setattr(module, name, self._timed(getattr(module, name), self.nodes, name))
         for meth in ("put", "put_writes"):
             setattr(SqliteSaver, meth, self._timed(getattr(SqliteSaver, meth), self.saver, meth))
 

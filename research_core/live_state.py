@@ -21,9 +21,11 @@ _LIST_FIELDS = tuple(k for k in ChainOutput.__annotations__ if k != "branches")
 
 
 def merge_chain_progress(values: dict[str, Any], snapshot: StateSnapshot) -> dict[str, Any]:
-    """`values` with the checkpointed progress of the chains pending in `snapshot` added."""
+    """`values` with the checkpointed progress of the chains still running in `snapshot` added."""
     merged = dict(values)
     for task in snapshot.tasks:
+        if task.result is not None:
+            continue  # a finished chain's output is already in the live snapshot's values
         chain = task.state.values if isinstance(task.state, StateSnapshot) else None
         if not chain:
             continue

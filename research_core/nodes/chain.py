@@ -83,13 +83,19 @@ def chain_continues(state: ChainState) -> Literal["chain_step", "__end__"]:
 
 
 def chain_allotments(
-    research_ids: list[str], iterations_left: int, cost_headroom_usd: float, *, single_step: bool
+    research_ids: list[str],
+    iterations_left: int,
+    cost_headroom_usd: float,
+    *,
+    segment: int,
+    single_step: bool,
 ) -> dict[str, tuple[int, float]]:
     """Split the run's remaining iterations and dollars between the chains starting now.
 
     Returns {branch id: (max steps, max dollars)}. Every chain may take at least one step (the
     coordinator only starts chains while the caps allow research); earlier ids, which are the
-    higher priorities, get the remainder of an uneven split.
+    higher priorities, get the remainder of an uneven split. No chain runs more than `segment`
+    steps (see `segment_length`).
     """
     if not research_ids:
         return {}
@@ -97,9 +103,22 @@ def chain_allotments(
     base, extra = divmod(max(0, iterations_left), count)
     dollars = max(0.0, cost_headroom_usd) / count
     return {
-        bid: (1 if single_step else max(1, base + (1 if n < extra else 0)), dollars)
+        bid: (1 if single_step else max(1, min(segment, base + (1 if n < extra else 0))), dollars)
         for n, bid in enumerate(research_ids)
     }
+
+
+def segment_length(branches: list[dict]) -> int:
+    """How many steps the chains starting now may run before `coordinate` looks again.
+
+    The fewest iterations any of them has left of its allocation: a LangGraph superstep ends only
+    when its last chain ends, so a chain running past the moment another branch is expected to
+    finish would hold back that branch's synthesis, a drill-down under it, a plan revision, and
+    the start of branches waiting for a free slot. Branches of equal budgets (the common case)
+    run to their end in one go.
+    """
+    left = [int(b.get("allocated_iterations") or 1) - int(b.get("iteration_count") or 0) for b in branches]
+    return max(1, min(left, default=1))
 
 
 @functools.cache

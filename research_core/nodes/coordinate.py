@@ -16,7 +16,7 @@ from research_core.citations import cited_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
 from research_core.hypotheses import hypothesis_branches
-from research_core.nodes.chain import chain_allotments
+from research_core.nodes.chain import chain_allotments, segment_length
 from research_core.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.revision import apply_revision
 from research_core.scheduling import FINAL_STATUSES, schedule_steps
@@ -402,7 +402,11 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if revise_task is not None:
         tasks.append(revise_task)
     allotments = chain_allotments(
-        research_ids, cap - used, config.max_total_cost_usd - spent - reservation, single_step=config.step_mode
+        research_ids,
+        cap - used,
+        config.max_total_cost_usd - spent - reservation,
+        segment=segment_length([branches[bid] for bid in research_ids]),
+        single_step=config.step_mode,
     )
     for bid in research_ids:
         max_steps, max_cost = allotments[bid]

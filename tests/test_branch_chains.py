@@ -1,0 +1,159 @@
+"""Branches are researched as independent chains: a fast branch is not held back by a slow one.
+
+Scripted LLM over real HTTP, real SQLite checkpoints; the search backend holds the slow
+branch's first search until the fast branch has searched three times, which only a scheduler
+without a per-round barrier can do.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from research_core.configuration import build_run_config
+from research_core.nodes.chain import chain_allotments, segment_length
+from research_core.schemas import Source
+from tests.conftest import make_runner
+from tests.fakes.search import FixtureSearch
+
+QUESTION = "How do SQLite and PostgreSQL handle concurrent writers?"
+FAST = "Fast branch: how does SQLite handle writers?"
+SLOW = "Slow branch: how does PostgreSQL handle writers?"
+ITERATIONS = 3
+
+
+class HeldSearch(FixtureSearch):
+    """Fixture search that holds the slow branch's first search until the test releases it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fast_searches = 0
+        self.fast_done = threading.Event()
+        self.release_slow = threading.Event()
+        self.slow_held = False
+        self.lock = threading.Lock()
+
+    def search(self, query: str, max_results: int) -> list[Source]:
+        if query.startswith("Fast"):
+            with self.lock:
+                self.fast_searches += 1
+                if self.fast_searches == ITERATIONS:
+                    self.fast_done.set()
+        elif query.startswith("Slow") and not self.slow_held:
+            self.slow_held = True
+            # Never hang the suite: a scheduler with a round barrier fails the test instead.
+            self.release_slow.wait(30)
+        return super().search(query, max_results)
+
+
+def _config(**extra):
+    values = {
+        "mode": "hierarchical",
+        "auto_approve": True,
+        "parallel": 2,
+        "search_backends": ["fixture"],
+        "adaptive_plan": False,
+        "coverage_check": False,
+        "verify_citations": False,
+        "max_depth": 1,
+        "sub_question_min_iterations": ITERATIONS,
+        "sub_question_max_iterations": ITERATIONS,
+        "max_iterations": 2 * ITERATIONS + 4,
+        "findings_for_stop": 1000,
+        "confidence_for_stop": 1.0,
+    }
+    values.update(extra)
+    return build_run_config("general", **values)
+
+
+PLAN = {
+    "question": QUESTION,
+    "strategy": "multi-faceted",
+    "sub_questions": [
+        {"id": "sq_001", "question_text": FAST, "priority": 0.9},
+        {"id": "sq_002", "question_text": SLOW, "priority": 0.8},
+    ],
+}
+
+
+def test_a_fast_branch_keeps_researching_while_a_slow_one_waits_and_shows_live(tmp_path, scripted):
+    url, script = scripted
+    search = HeldSearch()
+    runner = make_runner(tmp_path, url, backends=[search])
+    run_id = runner.start_background(QUESTION, _config(), plan=PLAN)
+    try:
+        assert search.fast_done.wait(30), "the fast branch waited for the slow branch's step"
+        # The fast branch's steps are checkpointed in its chain; the live view shows them while the
+        # slow branch's first step is still in flight.
+        deadline = threading.Event()
+        for _ in range(200):
+            snap = runner.snapshot(run_id)
+            fast = next(b for b in snap.branches if b["id"] == "sq_001")
+            if fast.get("iteration_count") == ITERATIONS:
+                break
+            deadline.wait(0.05)
+        assert fast["iteration_count"] == ITERATIONS and fast["research_done"]
+        assert [f for f in snap.findings if f["sub_question_id"] == "sq_001"]
+        evaluations = [e for e in snap.log if e["branch"] == "sq_001" and e["kind"] == "evaluate"]
+        assert len(evaluations) == ITERATIONS
+        slow = next(b for b in snap.branches if b["id"] == "sq_002")
+        assert slow["status"] == "researching" and not slow.get("iteration_count")
+        assert not [f for f in snap.findings if f["sub_question_id"] == "sq_002"]
+        assert snap.costs.llm_calls == 2 * ITERATIONS  # the slow step in flight is costed when it ends
+    finally:
+        search.release_slow.set()
+    final = runner.wait(run_id, timeout=60)
+    assert final.status == "completed", final.error
+    result = runner.result(run_id)
+    assert [sq["iteration_count"] for sq in result.sub_questions] == [ITERATIONS, ITERATIONS]
+    assert all(sq["findings"] for sq in result.sub_questions)
+    # every call of the run is costed exactly once: no chain step was charged twice
+    assert result.costs.llm_calls == len(script.calls)
+
+
+def test_step_mode_still_returns_to_the_gate_after_every_step(tmp_path, scripted):
+    url, _ = scripted
+    runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
+    snap = runner.start(QUESTION, _config(step_mode=True, parallel=1), plan=PLAN)
+    assert snap.status == "awaiting_step", snap.error
+    # parallel 1: the first branch researched to the end, then synthesized, then the gate
+    done = snap.pending["completed"]
+    assert [b["id"] for b in done] == ["sq_001"] and done[0]["iteration_count"] == ITERATIONS
+    assert [b["id"] for b in snap.pending["pending"]] == ["sq_002"]
+
+
+def test_a_run_cap_of_iterations_is_shared_between_the_chains(tmp_path, scripted):
+    url, _ = scripted
+    runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
+    # Cap: 9 iterations less 4 reserved (decomposition, two syntheses, report) = 5 research steps.
+    snap = runner.start(QUESTION, _config(max_iterations=9), plan=PLAN)
+    assert snap.status == "completed", snap.error
+    counts = [b["iteration_count"] for b in snap.branches]
+    assert sum(counts) == 5 and counts == [3, 2]
+    assert any("Iteration budget spent" in w for w in snap.warnings)
+
+
+@pytest.mark.parametrize(
+    ("ids", "left", "dollars", "segment", "single", "expected"),
+    [
+        (["a", "b"], 5, 1.0, 9, False, {"a": (3, 0.5), "b": (2, 0.5)}),
+        (["a", "b", "c"], 1, 0.3, 9, False, {"a": (1, 0.1), "b": (1, 0.1), "c": (1, 0.1)}),
+        (["a"], 7, -1.0, 9, False, {"a": (7, 0.0)}),
+        (["a", "b"], 10, 1.0, 2, False, {"a": (2, 0.5), "b": (2, 0.5)}),
+        (["a", "b"], 10, 1.0, 9, True, {"a": (1, 0.5), "b": (1, 0.5)}),
+        ([], 10, 1.0, 9, False, {}),
+    ],
+)
+def test_chain_allotments_split_the_remaining_caps(ids, left, dollars, segment, single, expected):
+    got = chain_allotments(ids, left, dollars, segment=segment, single_step=single)
+    assert {k: (n, pytest.approx(c)) for k, (n, c) in got.items()} == expected
+
+
+def test_a_segment_ends_when_the_first_branch_is_expected_to_finish():
+    assert segment_length([{"allocated_iterations": 3}, {"allocated_iterations": 3}]) == 3
+    # 5, 4, 2 and 1 iterations: the one-iteration branch is synthesized after one step
+    staggered = [{"allocated_iterations": n, "iteration_count": 0} for n in (5, 4, 2, 1)]
+    assert segment_length(staggered) == 1
+    assert segment_length([{"allocated_iterations": 5, "iteration_count": 2}, {"allocated_iterations": 4}]) == 3
+    assert segment_length([{"allocated_iterations": 2, "iteration_count": 2}]) == 1  # always one step
