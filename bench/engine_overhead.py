@@ -86,9 +86,11 @@ class Instruments:
             return
         self._installed = True
         for name in NODES:
-            # research steps run inside each branch's chain subgraph, which calls them by module name
-            module = chain_module if name == "research_step" else graph_module
-            setattr(module, name, self._timed(getattr(module, name), self.nodes, name))
+            # research steps (and most branch answers) run inside each branch's chain subgraph,
+            # which calls them by module name
+            for module in (graph_module, chain_module):
+                if hasattr(module, name):
+                    setattr(module, name, self._timed(getattr(module, name), self.nodes, name))
         for meth in ("put", "put_writes"):
             setattr(SqliteSaver, meth, self._timed(getattr(SqliteSaver, meth), self.saver, meth))
 

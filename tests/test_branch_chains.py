@@ -84,23 +84,26 @@ def test_a_fast_branch_keeps_researching_while_a_slow_one_waits_and_shows_live(t
     run_id = runner.start_background(QUESTION, _config(), plan=PLAN)
     try:
         assert search.fast_done.wait(30), "the fast branch waited for the slow branch's step"
-        # The fast branch's steps are checkpointed in its chain; the live view shows them while the
-        # slow branch's first step is still in flight.
+        # The fast branch's steps and its answer are checkpointed in its chain; the live view shows
+        # them while the slow branch's first step is still in flight.
         deadline = threading.Event()
         for _ in range(200):
             snap = runner.snapshot(run_id)
             fast = next(b for b in snap.branches if b["id"] == "sq_001")
-            if fast.get("iteration_count") == ITERATIONS:
+            if fast.get("status") == "completed":
                 break
             deadline.wait(0.05)
         assert fast["iteration_count"] == ITERATIONS and fast["research_done"]
+        assert fast["status"] == "completed" and fast["synthesis"], "the fast branch's answer waited"
         assert [f for f in snap.findings if f["sub_question_id"] == "sq_001"]
         evaluations = [e for e in snap.log if e["branch"] == "sq_001" and e["kind"] == "evaluate"]
         assert len(evaluations) == ITERATIONS
         slow = next(b for b in snap.branches if b["id"] == "sq_002")
         assert slow["status"] == "researching" and not slow.get("iteration_count")
         assert not [f for f in snap.findings if f["sub_question_id"] == "sq_002"]
-        assert snap.costs.llm_calls == 2 * ITERATIONS  # the slow step in flight is costed when it ends
+        # its research calls and its answer; the slow step in flight is costed when it ends
+        assert snap.costs.llm_calls == 2 * ITERATIONS + 1
+        assert snap.costs.by_node.get("synthesize_branch")
     finally:
         search.release_slow.set()
     final = runner.wait(run_id, timeout=60)

@@ -186,7 +186,8 @@ def test_iteration_budget_is_a_ceiling_for_the_whole_run(tmp_path):
 
 def test_a_branch_still_researching_is_not_held_back_by_the_others_finishing(tmp_path):
     """One branch needs three iterations, the others one: it researches on without waiting for
-    their syntheses or the plan revision they trigger, and the revision still happens after."""
+    the plan revision their completion triggers (their answers are written in their own chains,
+    beside it), and the revision still happens after."""
     received: list[tuple[str, str, float]] = []
 
     def record(task: str, reply):
@@ -217,9 +218,10 @@ def test_a_branch_still_researching_is_not_held_back_by_the_others_finishing(tmp
     assert snap.status == "completed", snap.error
     core = [t for task, sq, t in received if task == "plan_queries" and "core facts" in sq]
     assert len(core) >= 3
-    others_done = [t for task, _, t in received if task in ("synthesize_branch", "revise_plan")]
-    assert any(task == "revise_plan" for task, _, _ in received)
-    assert max(core[:3]) < min(others_done), received
+    revisions = [t for task, _, t in received if task == "revise_plan"]
+    others_answered = [t for task, sq, t in received if task == "synthesize_branch" and "core facts" not in sq]
+    assert revisions and len(others_answered) >= 2
+    assert max(core[:3]) < min(revisions), received
     assert runner.result(snap.run_id).sub_questions[0]["iteration_count"] >= 3
 
 

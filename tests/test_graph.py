@@ -159,8 +159,19 @@ def test_cost_cap_stops_research_but_still_synthesizes(tmp_path):
     with serve(ScriptedLLM()) as (url, script):
         runner = make_runner(tmp_path, url)
         # ~$0.0063 is reserved for the four syntheses, three citation checks and the coverage check at
-        # gpt-4o-mini prices; leave room for a little research
-        snap = runner.start(QUESTION, config(auto_approve=True, max_total_cost_usd=0.0066, parallel=1))
+        # gpt-4o-mini prices; leave room for a little research. The stop rules cannot fire, so the
+        # first branch would research on (a branch that finishes early is answered at once, and its
+        # unused reservation goes back to research, which is what the cap is for).
+        snap = runner.start(
+            QUESTION,
+            config(
+                auto_approve=True,
+                max_total_cost_usd=0.0066,
+                parallel=1,
+                confidence_for_stop=1.0,
+                findings_for_stop=1000,
+            ),
+        )
     assert snap.status == "completed"
     result = runner.result(snap.run_id)
     assert any("Cost cap reached" in w for w in result.warnings)

@@ -6,11 +6,17 @@ not idle behind a slow one (the round barrier of one-step-per-superstep scheduli
 a superstep of the chain's own graph, so it is checkpointed like any other step (a SIGKILL loses
 at most the step in flight, and a resumed run picks the chain up from its last checkpoint).
 
-A chain hands control back to `coordinate` when its branch's research is done (which includes a
-drill-down proposal, since depth is evaluated only when research stops), when it has used the
+When its branch's research is done, the chain writes the branch's answer itself
+(`synthesize_branch`), so a branch that finishes early is answered while the others are still
+being researched, instead of waiting for the slowest chain to end. It does not when the branch
+proposes a drill-down (depth is evaluated only when research stops), or when it already has
+sub-questions under it (`answer_when_done` is false): a parent is answered after its children,
+with their answers, under `coordinate`. A chain also hands control back when it has used the
 iterations or the dollars `coordinate` allotted it, or after one step in step mode (the user
-wants every gate). The allotments come with the chain's input and are fixed per chain, so a
-resumed run makes the same decisions as an uninterrupted one.
+wants every gate); `coordinate` then schedules what follows, synthesis included.
+
+The allotments come with the chain's input and are fixed per chain, so a resumed run makes the
+same decisions as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from langgraph.runtime import Runtime
 
 from research_core.costs import total_cost
 from research_core.nodes.research import research_step
+from research_core.nodes.synthesize import synthesize_branch
 from research_core.services import Services
 from research_core.state import merge_branches
 
@@ -47,6 +54,8 @@ class ChainState(ChainOutput, total=False):
     config: dict[str, Any]
     branch: dict[str, Any]
     known_findings: list[dict]
+    known_sources: list[dict]
+    answer_when_done: bool
     branch_count: int
     iterations_left: int
     max_steps: int
@@ -72,10 +81,33 @@ def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
     return {**update, "branch": {**branch, **update["branches"][branch["id"]]}, "steps": steps + 1}
 
 
-def chain_continues(state: ChainState) -> Literal["chain_step", "__end__"]:
-    """Another step of the same branch, or back to `coordinate`."""
+def chain_synthesis(state: ChainState, runtime: Runtime[Services]) -> dict:
+    """The branch's cited answer from every finding it has, written as soon as its research ends."""
     branch = state["branch"]
-    if branch.get("research_done") or int(state.get("steps") or 0) >= int(state.get("max_steps") or 1):
+    findings = [*state.get("known_findings", []), *state.get("findings", [])]
+    cited = {sid for f in findings for sid in f.get("source_ids", [])}
+    sources = [s for s in [*state.get("known_sources", []), *state.get("sources", [])] if s["id"] in cited]
+    update = synthesize_branch(
+        {
+            "question": state["question"],
+            "config": state["config"],
+            "branch": branch,
+            "findings": findings,
+            "children": [],
+            "sources": list({s["id"]: s for s in sources}.values()),
+        },
+        runtime,
+    )
+    return {**update, "branch": {**branch, **update["branches"][branch["id"]]}}
+
+
+def chain_continues(state: ChainState) -> Literal["chain_step", "chain_synthesis", "__end__"]:
+    """Another step of the same branch, its answer, or back to `coordinate`."""
+    branch = state["branch"]
+    if branch.get("research_done"):
+        answer = state.get("answer_when_done") and branch.get("drill_status") != "proposed"
+        return "chain_synthesis" if answer else END
+    if int(state.get("steps") or 0) >= int(state.get("max_steps") or 1):
         return END
     if total_cost(state.get("costs", [])) >= float(state.get("max_cost_usd", 0.0)):
         return END
@@ -126,6 +158,8 @@ def branch_chain() -> CompiledStateGraph:
     """The compiled chain subgraph (it inherits the run's checkpointer when it runs)."""
     builder = StateGraph(ChainState, context_schema=Services, output_schema=ChainOutput)
     builder.add_node(chain_step)
+    builder.add_node(chain_synthesis)
     builder.add_edge(START, "chain_step")
-    builder.add_conditional_edges("chain_step", chain_continues, ["chain_step", END])
+    builder.add_conditional_edges("chain_step", chain_continues, ["chain_step", "chain_synthesis", END])
+    builder.add_edge("chain_synthesis", END)
     return builder.compile()

@@ -418,6 +418,14 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                     "config": state["config"],
                     "branch": branches[bid],
                     "known_findings": findings_by_branch.get(bid, []),
+                    "known_sources": [
+                        sources_by_id[sid]
+                        for sid in dict.fromkeys(
+                            sid for f in findings_by_branch.get(bid, []) for sid in f.get("source_ids", [])
+                        )
+                        if sid in sources_by_id
+                    ],
+                    "answer_when_done": not any(v.get("parent_id") == bid for v in branches.values()),
                     "branch_count": len(branches),
                     "iterations_left": cap - used,
                     "max_steps": max_steps,
