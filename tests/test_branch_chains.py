@@ -138,19 +138,26 @@ def test_a_run_cap_of_iterations_is_shared_between_the_chains(tmp_path, scripted
 
 
 @pytest.mark.parametrize(
-    ("ids", "left", "dollars", "segment", "single", "expected"),
+    ("left", "run_left", "dollars", "segment", "single", "expected"),
     [
-        (["a", "b"], 5, 1.0, 9, False, {"a": (3, 0.5), "b": (2, 0.5)}),
-        (["a", "b", "c"], 1, 0.3, 9, False, {"a": (1, 0.1), "b": (1, 0.1), "c": (1, 0.1)}),
-        (["a"], 7, -1.0, 9, False, {"a": (7, 0.0)}),
-        (["a", "b"], 10, 1.0, 2, False, {"a": (2, 0.5), "b": (2, 0.5)}),
-        (["a", "b"], 10, 1.0, 9, True, {"a": (1, 0.5), "b": (1, 0.5)}),
-        ([], 10, 1.0, 9, False, {}),
+        # the allocations fit in the run's remaining iterations: each chain may use all of its own
+        ({"a": 5, "b": 4, "c": 2, "d": 1}, 12, 1.0, None, False, {"a": 5, "b": 4, "c": 2, "d": 1}),
+        # they do not: shared out smallest need first, the higher priority gets the remainder
+        ({"a": 3, "b": 3}, 5, 1.0, None, False, {"a": 3, "b": 2}),
+        ({"a": 6, "b": 1}, 5, 1.0, None, False, {"a": 4, "b": 1}),
+        # at least one step each, even past the run's cap (research was allowed to start)
+        ({"a": 3, "b": 3, "c": 3}, 1, 0.3, None, False, {"a": 1, "b": 1, "c": 1}),
+        ({"a": 7}, 7, -1.0, None, False, {"a": 7}),
+        ({"a": 4, "b": 4}, 10, 1.0, 2, False, {"a": 2, "b": 2}),
+        ({"a": 4, "b": 4}, 10, 1.0, None, True, {"a": 1, "b": 1}),
+        ({}, 10, 1.0, None, False, {}),
     ],
 )
-def test_chain_allotments_split_the_remaining_caps(ids, left, dollars, segment, single, expected):
-    got = chain_allotments(ids, left, dollars, segment=segment, single_step=single)
-    assert {k: (n, pytest.approx(c)) for k, (n, c) in got.items()} == expected
+def test_chain_allotments_split_the_remaining_caps(left, run_left, dollars, segment, single, expected):
+    got = chain_allotments(left, run_left, dollars, segment=segment, single_step=single)
+    share = max(0.0, dollars) / len(left) if left else 0.0
+    assert {k: n for k, (n, _) in got.items()} == expected
+    assert all(c == pytest.approx(share) for _, c in got.values())
 
 
 def test_a_segment_ends_when_the_first_branch_is_expected_to_finish():

@@ -56,6 +56,7 @@ class ChainState(ChainOutput, total=False):
     known_findings: list[dict]
     known_sources: list[dict]
     answer_when_done: bool
+    others_wait: bool
     branch_count: int
     iterations_left: int
     max_steps: int
@@ -104,10 +105,17 @@ def chain_synthesis(state: ChainState, runtime: Runtime[Services]) -> dict:
 def chain_continues(state: ChainState) -> Literal["chain_step", "chain_synthesis", "__end__"]:
     """Another step of the same branch, its answer, or back to `coordinate`."""
     branch = state["branch"]
+    steps = int(state.get("steps") or 0)
+    max_steps = int(state.get("max_steps") or 1)
     if branch.get("research_done"):
-        answer = state.get("answer_when_done") and branch.get("drill_status") != "proposed"
-        return "chain_synthesis" if answer else END
-    if int(state.get("steps") or 0) >= int(state.get("max_steps") or 1):
+        if not state.get("answer_when_done") or branch.get("drill_status") == "proposed":
+            return END
+        # Answering here costs nothing while the other chains are still running. At the end of a
+        # segment `coordinate` is waited for (a free slot, a revision, a drill-down), so the answer
+        # is left to it, to run beside the next segment instead of before it.
+        early = steps < max_steps
+        return "chain_synthesis" if early or not state.get("others_wait") else END
+    if steps >= max_steps:
         return END
     if total_cost(state.get("costs", [])) >= float(state.get("max_cost_usd", 0.0)):
         return END
@@ -115,42 +123,53 @@ def chain_continues(state: ChainState) -> Literal["chain_step", "chain_synthesis
 
 
 def chain_allotments(
-    research_ids: list[str],
+    left: dict[str, int],
     iterations_left: int,
     cost_headroom_usd: float,
     *,
-    segment: int,
+    segment: int | None,
     single_step: bool,
 ) -> dict[str, tuple[int, float]]:
     """Split the run's remaining iterations and dollars between the chains starting now.
 
-    Returns {branch id: (max steps, max dollars)}. Every chain may take at least one step (the
-    coordinator only starts chains while the caps allow research); earlier ids, which are the
-    higher priorities, get the remainder of an uneven split. No chain runs more than `segment`
-    steps (see `segment_length`).
+    `left` maps each branch, highest priority first, to the iterations it has left of its own
+    allocation. Returns {branch id: (max steps, max dollars)}. When the allocations fit in the
+    run's remaining iterations each chain may use all of its own; otherwise the remaining
+    iterations are shared out smallest need first, so no chain is allotted steps it cannot use
+    and, among equal needs, the higher priority gets the remainder. Every chain may take at least
+    one step (the coordinator only starts chains while the caps allow research). No chain runs
+    more than `segment` steps (see `segment_length`; None: no limit), or one in step mode.
     """
-    if not research_ids:
+    if not left:
         return {}
-    count = len(research_ids)
-    base, extra = divmod(max(0, iterations_left), count)
-    dollars = max(0.0, cost_headroom_usd) / count
-    return {
-        bid: (1 if single_step else max(1, min(segment, base + (1 if n < extra else 0))), dollars)
-        for n, bid in enumerate(research_ids)
-    }
+    ids = list(left)
+    need = {bid: max(1, int(n)) for bid, n in left.items()}
+    remaining = max(0, iterations_left)
+    steps: dict[str, int] = {}
+    for k, bid in enumerate(sorted(ids, key=lambda b: (need[b], -ids.index(b)))):
+        give = max(1, min(need[bid], remaining // (len(ids) - k)))
+        steps[bid] = give
+        remaining -= give
+    dollars = max(0.0, cost_headroom_usd) / len(ids)
+    limit = 1 if single_step else segment
+    return {bid: (steps[bid] if limit is None else min(limit, steps[bid]), dollars) for bid in ids}
+
+
+def allocation_left(branch: dict) -> int:
+    """Research iterations the branch has left of its allocation (at least one)."""
+    return max(1, int(branch.get("allocated_iterations") or 1) - int(branch.get("iteration_count") or 0))
 
 
 def segment_length(branches: list[dict]) -> int:
     """How many steps the chains starting now may run before `coordinate` looks again.
 
-    The fewest iterations any of them has left of its allocation: a LangGraph superstep ends only
+    Used when something waits for a branch to finish (a branch waiting for a free slot, a
+    possible plan revision or drill-down, a parent waiting for its children): the fewest
+    iterations any of the chains has left of its allocation. A LangGraph superstep ends only
     when its last chain ends, so a chain running past the moment another branch is expected to
-    finish would hold back that branch's synthesis, a drill-down under it, a plan revision, and
-    the start of branches waiting for a free slot. Branches of equal budgets (the common case)
-    run to their end in one go.
+    finish would hold that waiting work back. Branches of equal budgets run to their end in one go.
     """
-    left = [int(b.get("allocated_iterations") or 1) - int(b.get("iteration_count") or 0) for b in branches]
-    return max(1, min(left, default=1))
+    return min((allocation_left(b) for b in branches), default=1)
 
 
 @functools.cache

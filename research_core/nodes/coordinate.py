@@ -16,11 +16,12 @@ from research_core.citations import cited_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
 from research_core.hypotheses import hypothesis_branches
-from research_core.nodes.chain import chain_allotments, segment_length
+from research_core.nodes.chain import allocation_left, chain_allotments, segment_length
+from research_core.nodes.research import can_drill_down
 from research_core.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.revision import apply_revision
 from research_core.scheduling import FINAL_STATUSES, schedule_steps
-from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis
+from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
 
@@ -130,6 +131,39 @@ def _ask(payload_fn: Any, parse: Any) -> Any:
             return parse(answer)
         except PlanError as exc:
             error = str(exc)
+
+
+def work_waits_on_branches(
+    config: RunConfig,
+    mode: str,
+    revisions_done: int,
+    branches: dict[str, dict],
+    running: list[str],
+    iterations_left: int,
+) -> bool:
+    """Whether anything may need `coordinate` as soon as one of the chains starting now finishes.
+
+    A branch neither researched nor answered now (waiting for a slot, held for a revision, or a
+    parent waiting for its children), a plan revision still allowed, a drill-down one of them could
+    propose, or a hypothesis that could pivot. Without any, each chain runs to its own end.
+    """
+    if config.step_mode:
+        return True
+    if any(b.get("status") not in FINAL_STATUSES and bid not in running for bid, b in branches.items()):
+        return True
+    if (
+        config.adaptive_plan
+        and mode == "hierarchical"
+        and revisions_done < config.max_revisions
+        and len(branches) < config.max_total_sub_questions
+    ):
+        return True
+    return any(
+        branches[bid].get("kind") == "hypothesis"
+        or can_drill_down(SubQuestion(**branches[bid]), config, len(branches), iterations_left)
+        for bid in running
+        if not branches[bid].get("research_done")
+    )
 
 
 def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
@@ -401,11 +435,19 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
         )
     if revise_task is not None:
         tasks.append(revise_task)
+    others_wait = work_waits_on_branches(
+        config,
+        str(state.get("mode")),
+        int(extra.get("revisions_done", state.get("revisions_done") or 0)),
+        branches,
+        research_ids + plan.synthesize,
+        cap - used,
+    )
     allotments = chain_allotments(
-        research_ids,
+        {bid: allocation_left(branches[bid]) for bid in research_ids},
         cap - used,
         config.max_total_cost_usd - spent - reservation,
-        segment=segment_length([branches[bid] for bid in research_ids]),
+        segment=segment_length([branches[bid] for bid in research_ids]) if others_wait else None,
         single_step=config.step_mode,
     )
     for bid in research_ids:
@@ -426,6 +468,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                         if sid in sources_by_id
                     ],
                     "answer_when_done": not any(v.get("parent_id") == bid for v in branches.values()),
+                    "others_wait": others_wait,
                     "branch_count": len(branches),
                     "iterations_left": cap - used,
                     "max_steps": max_steps,
