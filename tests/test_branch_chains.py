@@ -13,7 +13,8 @@ import pytest
 
 from research_core.configuration import build_run_config
 from research_core.nodes.chain import chain_allotments, segment_length
-from research_core.schemas import Source
+from research_core.nodes.coordinate import work_waits_on_branches
+from research_core.schemas import Source, SubQuestion
 from tests.conftest import make_runner
 from tests.fakes.search import FixtureSearch
 
@@ -167,3 +168,38 @@ def test_a_segment_ends_when_the_first_branch_is_expected_to_finish():
     assert segment_length(staggered) == 1
     assert segment_length([{"allocated_iterations": 5, "iteration_count": 2}, {"allocated_iterations": 4}]) == 3
     assert segment_length([{"allocated_iterations": 2, "iteration_count": 2}]) == 1  # always one step
+
+
+def _branch(bid: str, **extra) -> dict:
+    return SubQuestion(id=bid, question_text=f"Question {bid}?", priority=0.5, **extra).model_dump()
+
+
+def test_chains_run_to_their_own_end_only_when_nothing_waits_for_a_branch_to_finish():
+    quiet = build_run_config("general", adaptive_plan=False, max_depth=1)
+    two = {"a": _branch("a", status="researching"), "b": _branch("b", status="researching")}
+    assert not work_waits_on_branches(quiet, "hierarchical", 0, two, ["a", "b"], 10)
+    # a branch waiting for a free slot, or a parent waiting for its children
+    waiting = {**two, "c": _branch("c")}
+    assert work_waits_on_branches(quiet, "hierarchical", 0, waiting, ["a", "b"], 10)
+    # ... but not one being answered beside the chains, nor one already done
+    assert not work_waits_on_branches(quiet, "hierarchical", 0, waiting, ["a", "b", "c"], 10)
+    assert not work_waits_on_branches(
+        quiet, "hierarchical", 0, {**two, "c": _branch("c", status="completed")}, ["a", "b"], 10
+    )
+    # a plan revision the reviser may still make after a branch completes
+    adaptive = build_run_config("general", adaptive_plan=True, max_depth=1, max_revisions=2)
+    assert work_waits_on_branches(adaptive, "hierarchical", 1, two, ["a", "b"], 10)
+    assert not work_waits_on_branches(adaptive, "hierarchical", 2, two, ["a", "b"], 10)
+    # a drill-down an important branch may propose
+    deep = build_run_config("general", adaptive_plan=False, max_depth=2, drill_down_priority=0.4)
+    assert work_waits_on_branches(deep, "hierarchical", 0, two, ["a", "b"], 10)
+    assert not work_waits_on_branches(deep, "hierarchical", 0, two, ["a", "b"], 1)  # no iterations left for one
+    # step mode returns to the gate after every step anyway
+    assert work_waits_on_branches(
+        build_run_config("general", adaptive_plan=False, max_depth=1, step_mode=True),
+        "hierarchical",
+        0,
+        two,
+        ["a", "b"],
+        10,
+    )
