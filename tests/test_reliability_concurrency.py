@@ -13,7 +13,7 @@ import pytest
 
 from research_core.runner import RunError, Runner
 from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 from tests.fakes.search import FixtureSearch
 from tests.reliability_support import CLIMATE_QUESTION, index_documents, spawn_cli, wait_for
 
@@ -142,11 +142,21 @@ def test_a_cli_resume_is_refused_while_another_process_drives_the_run(tmp_path):
     from tests.reliability_support import run_cli
 
     db = tmp_path / "arbor.db"
-    with serve(ScriptedLLM(latency_s=0.3)) as (url, script):
+    cli_done = threading.Event()
+
+    def held_report(body: dict) -> str:
+        # The run stays in flight until the CLI has answered, however fast the run or slow the CLI.
+        cli_done.wait(60)
+        return default_reply("meta_synthesis", body)
+
+    with serve(ScriptedLLM(script={"meta_synthesis": held_report}, latency_s=0.3)) as (url, script):
         runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
         run_id = runner.start_background(THREAD_QUESTIONS[0], config(auto_approve=True, mode="hierarchical"))
         wait_for(lambda: runner.store.get(run_id)["status"] == "running", 10, "the run to be marked running")
-        cli = run_cli(["resume", run_id], db, url, timeout=60)
+        try:
+            cli = run_cli(["resume", run_id], db, url, timeout=60)
+        finally:
+            cli_done.set()
         calls_during_cli = script.count("decompose")
         snap = runner.wait(run_id, 90)
     assert cli.returncode != 0
