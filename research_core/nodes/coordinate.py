@@ -1,7 +1,8 @@
-"""coordinate: after every round, open the gates (step, revision, drill-down) and schedule the next steps.
+"""coordinate: between chains, open the gates (step, revision, drill-down) and schedule what runs next.
 
-Research is scheduled as chains (`research_core/nodes/chain.py`): a branch keeps researching
-without coming back here until its research is done or its share of the caps is used up.
+Research is scheduled as chains (`research_core/nodes/chain.py`): a branch keeps researching, and
+is answered, without coming back here until its research is done or its share of the caps is used
+up. When something waits for a branch to finish, the chains run a segment and come back sooner.
 """
 
 from __future__ import annotations
@@ -167,7 +168,7 @@ def work_waits_on_branches(
 
 
 def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
-    """Gates (step, revision, drill-down), cost cap and the scheduling of the next round."""
+    """Gates (step, revision, drill-down), cost cap and the scheduling of the next chains."""
     config = RunConfig(**state["config"])
     branches = {b: dict(v) for b, v in state["branches"].items()}
     order = list(state["branch_order"])
@@ -350,7 +351,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
             log.append(_log(message, kind="budget"))
             extra["iterations_exhausted_logged"] = True
 
-    # 5. schedule the next round
+    # 5. schedule the next chains and syntheses
     counts: dict[str, int] = {}
     findings_by_branch: dict[str, list[dict]] = {}
     for f in state.get("findings", []):
