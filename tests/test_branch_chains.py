@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 
 import pytest
+from langgraph.graph import END
 
 from research_core.configuration import build_run_config
-from research_core.nodes.chain import chain_allotments, segment_length
+from research_core.nodes.chain import chain_allotments, chain_continues, segment_length
 from research_core.nodes.coordinate import work_waits_on_branches
 from research_core.schemas import Source, SubQuestion
 from tests.conftest import make_runner
@@ -203,3 +204,32 @@ def test_chains_run_to_their_own_end_only_when_nothing_waits_for_a_branch_to_fin
         ["a", "b"],
         10,
     )
+
+
+@pytest.mark.parametrize(
+    ("branch", "extra", "expected"),
+    [
+        # research ended before the chain's allotment: answered here, beside the other chains
+        ({"research_done": True}, {"steps": 1, "others_wait": True}, "chain_synthesis"),
+        # ended at the segment's end while work waits: coordinate answers it beside the next segment
+        ({"research_done": True}, {"steps": 3, "others_wait": True}, END),
+        ({"research_done": True}, {"steps": 3, "others_wait": False}, "chain_synthesis"),
+        # a proposed drill-down, or children under it: the parent is answered after its children
+        ({"research_done": True, "drill_status": "proposed"}, {"steps": 1}, END),
+        ({"research_done": True}, {"steps": 1, "answer_when_done": False}, END),
+        # research goes on until the allotment of steps or dollars is used
+        ({}, {"steps": 2}, "chain_step"),
+        ({}, {"steps": 3}, END),
+        ({}, {"steps": 1, "costs": [{"cost_usd": 0.2}]}, END),
+    ],
+)
+def test_a_chain_answers_its_branch_itself_unless_someone_waits_at_the_segment_end(branch, extra, expected):
+    state = {
+        "branch": {"id": "a", **branch},
+        "max_steps": 3,
+        "max_cost_usd": 0.1,
+        "answer_when_done": True,
+        "others_wait": False,
+        **extra,
+    }
+    assert chain_continues(state) == expected
