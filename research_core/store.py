@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+from langgraph.checkpoint.sqlite import SqliteSaver
 
-from research_core.checkpoint_saver import RunCheckpointer
 from research_core.schemas import utc_now
 
 DEFAULT_DB = Path("data") / "arbor.db"
@@ -43,11 +43,11 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
 
 
 @contextmanager
-def open_checkpointer(db_path: Path | str) -> Iterator[RunCheckpointer]:
-    """The run checkpointer (a SqliteSaver) on its own connection to the database, closed on exit."""
+def open_checkpointer(db_path: Path | str) -> Iterator[SqliteSaver]:
+    """A SqliteSaver on its own connection to the database, closed on exit."""
     conn = connect(db_path)
     try:
-        saver = RunCheckpointer(conn)
+        saver = SqliteSaver(conn)
         saver.setup()
         yield saver
     finally:
