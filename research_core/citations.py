@@ -42,6 +42,11 @@ def cited_source_ids(text: str) -> list[str]:
     return list(seen)
 
 
+def finding_source_ids(findings: Iterable[Mapping]) -> list[str]:
+    """Source ids the findings cite, each once, in order of first citation."""
+    return list(dict.fromkeys(sid for f in findings for sid in f.get("source_ids", [])))
+
+
 def markers_to_numbered(text: str, numbering: Mapping[str, int]) -> str:
     """Render markers as `[n]` with the global numbering; markers of unknown sources vanish."""
     return _MARKER.sub(lambda m: f"[{numbering[m.group(1)]}]" if m.group(1) in numbering else "", text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from research_core.citations import finding_source_ids
 from research_core.plan import PlanError, _as_priority
 
 RESET_FIELDS: dict[str, Any] = {
@@ -74,7 +75,7 @@ def rerun_state(
         branches[bid].update(status="researching", research_done=True, synthesis=None, confidence=None)
     dropped = removed | {branch_id}
     findings = [f for f in old.get("findings", []) if f["sub_question_id"] not in dropped]
-    kept_ids = {sid for f in findings for sid in f.get("source_ids", [])}
+    kept_ids = set(finding_source_ids(findings))
     sources = [s for s in old.get("sources", []) if s["id"] in kept_ids]
     done = [b for b, v in branches.items() if v.get("status") == "completed"]
     # The re-run researches exactly the chosen branch: no gates, and no plan reviser adding or

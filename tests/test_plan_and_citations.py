@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from research_core.citations import drop_unknown_numbers, global_numbering, markers_to_numbered, numbered_to_markers
+from research_core.citations import (
+    drop_unknown_numbers,
+    finding_source_ids,
+    global_numbering,
+    markers_to_numbered,
+    numbered_to_markers,
+)
 from research_core.configuration import build_run_config
 from research_core.plan import PlanError, plan_from_decomposition, tree_order, validate_plan
 from research_core.scheduling import schedule_steps
@@ -132,3 +138,13 @@ def test_word_overlap_check_reads_japanese_and_chinese():
     assert not lexical_support("ReactはUIを作るためのライブラリです。", source)
     assert lexical_support("深度学习需要大量数据。", "深度学习模型的训练需要大量的数据。")
     assert lexical_support("React uses a virtual DOM for rendering.", "React renders through a virtual DOM.")
+
+
+def test_a_branch_cites_each_source_once_in_the_order_its_findings_first_cite_it() -> None:
+    findings = [
+        {"text": "a", "source_ids": ["src_3", "src_1"]},
+        {"text": "b"},
+        {"text": "c", "source_ids": ["src_1", "src_2", "src_3"]},
+    ]
+    assert finding_source_ids(findings) == ["src_3", "src_1", "src_2"]
+    assert finding_source_ids([]) == []

@@ -29,6 +29,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from research_core.citations import finding_source_ids
 from research_core.costs import total_cost
 from research_core.nodes.research import research_step
 from research_core.nodes.synthesize import synthesize_branch
@@ -86,7 +87,7 @@ def chain_synthesis(state: ChainState, runtime: Runtime[Services]) -> dict:
     """The branch's cited answer from every finding it has, written as soon as its research ends."""
     branch = state["branch"]
     findings = [*state.get("known_findings", []), *state.get("findings", [])]
-    cited = {sid for f in findings for sid in f.get("source_ids", [])}
+    cited = set(finding_source_ids(findings))
     sources = [s for s in [*state.get("known_sources", []), *state.get("sources", [])] if s["id"] in cited]
     update = synthesize_branch(
         {

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research_core.budget import reserve_synthesis_cost, reserved_iterations
-from research_core.citations import cited_source_ids
+from research_core.citations import cited_source_ids, finding_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
 from research_core.hypotheses import hypothesis_branches
@@ -418,7 +418,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
             for c in order
             if branches[c].get("parent_id") == bid and branches[c].get("status") == "completed"
         ]
-        cited = {sid for f in fs for sid in f.get("source_ids", [])}
+        cited = set(finding_source_ids(fs))
         for child in children:
             cited.update(cited_source_ids(child.get("synthesis") or ""))
         tasks.append(
@@ -463,9 +463,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
                     "known_findings": findings_by_branch.get(bid, []),
                     "known_sources": [
                         sources_by_id[sid]
-                        for sid in dict.fromkeys(
-                            sid for f in findings_by_branch.get(bid, []) for sid in f.get("source_ids", [])
-                        )
+                        for sid in finding_source_ids(findings_by_branch.get(bid, []))
                         if sid in sources_by_id
                     ],
                     "answer_when_done": not any(v.get("parent_id") == bid for v in branches.values()),

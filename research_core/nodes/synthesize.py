@@ -9,6 +9,7 @@ from langgraph.runtime import Runtime
 from research_core.citations import (
     cited_source_ids,
     drop_unknown_numbers,
+    finding_source_ids,
     global_numbering,
     markers_to_numbered,
     numbered_to_markers,
@@ -54,7 +55,7 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
         )
         confidence = None
     else:
-        ordered_ids = list(dict.fromkeys(sid for f in findings for sid in f.get("source_ids", [])))
+        ordered_ids = finding_source_ids(findings)
         for child in children:
             ordered_ids += [sid for sid in cited_source_ids(child.get("synthesis") or "") if sid not in ordered_ids]
         by_id = {s["id"]: s for s in sources}
