@@ -307,6 +307,14 @@ def _source_entry(number: int, source: Source) -> str:
     return entry
 
 
+def statements_line(result: RunResult) -> str:
+    """'N of M statements supported by their cited sources', counting every factual statement written."""
+    s = result.synthesis
+    removed = s.statements_checked - s.statements_supported
+    line = f"{s.statements_supported} of {s.statements_checked} statements supported by their cited sources"
+    return line + (f"; {removed} unsupported statement(s) removed." if removed else ".")
+
+
 def _build_report(result: RunResult) -> _Report:
     report = _Report()
     question = escape_markdown(result.question) or "Research report"
@@ -314,6 +322,8 @@ def _build_report(result: RunResult) -> _Report:
     answer = _llm_markdown(result.final_answer, len(result.sources), 3, "the final answer")
     report.head.append(_Block("## Answer"))
     report.head.append(_Block(answer or "*No final answer was produced.*", cites=bool(answer)))
+    if result.synthesis.statements_checked:
+        report.head.append(_Block(f"*{statements_line(result)}*"))
     numbers = {source.id: i for i, source in enumerate(result.sources, start=1)}
     if result.sub_questions:
         report.head.extend(_branch_blocks(result, numbers))

@@ -8,7 +8,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
-from research_core.schemas import DecompositionOutput, Plan, SubQuestion
+from research_core.planning.question_shape import question_parts, stand_alone, topic_words
+from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
+from research_core.text.words import content_words
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +25,38 @@ class PlanError(ValueError):
 def branch_id(index: int, parent_id: str | None = None) -> str:
     """Id of the `index`-th (1-based) sub-question: sq_001, or sq_001.2 under a parent."""
     return f"{parent_id}.{index}" if parent_id else f"sq_{index:03d}"
+
+
+# Priority of a sub-question added for a part of the question the model left out.
+MISSING_PART_PRIORITY = 0.85
+# A part counts as covered when a sub-question holds this share of its topic words.
+PART_COVERED_SHARE = 0.5
+
+
+def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> tuple[list, list[str]]:
+    """Make sure each clause of a multi-part question has a sub-question; returns (list, added texts).
+
+    A clause none of the proposed sub-questions covers (by its topic words) becomes a sub-question of
+    its own, at a high priority, so trimming to the maximum keeps it.
+    """
+    parts = question_parts(question)
+    if len(parts) < 2:
+        return proposed, []
+    out = list(proposed)
+    added: list[str] = []
+    for part in parts:
+        words = topic_words(part)
+        if not words:
+            continue
+        best = max((len(words & content_words(sq.question)) / len(words) for sq in out), default=0.0)
+        if best < PART_COVERED_SHARE:
+            text = part[0].upper() + part[1:]
+            text = text if text.endswith("?") else text + "?"
+            out.append(
+                ProposedSubQuestion(question=text, priority=MISSING_PART_PRIORITY, rationale="A part of the question.")
+            )
+            added.append(text)
+    return out, added
 
 
 def plan_from_decomposition(question: str, output: DecompositionOutput, config: RunConfig) -> tuple[Plan, list[str]]:
@@ -40,6 +74,12 @@ def plan_from_decomposition(question: str, output: DecompositionOutput, config: 
         if key not in seen:
             seen.add(key)
             unique.append(sq)
+    unique, added = cover_question_parts(question, unique)
+    if added:
+        warnings.append(
+            f"Added {len(added)} sub-question(s) for part(s) of the question the model left out: "
+            + "; ".join(repr(a) for a in added)
+        )
     if len(unique) > config.max_sub_questions:
         keep = sorted(range(len(unique)), key=lambda i: (-unique[i].priority, i))[: config.max_sub_questions]
         warnings.append(
@@ -55,7 +95,7 @@ def plan_from_decomposition(question: str, output: DecompositionOutput, config: 
     subs = [
         SubQuestion(
             id=branch_id(i + 1),
-            question_text=sq.question.strip()[:MAX_QUESTION_CHARS],
+            question_text=stand_alone(sq.question.strip(), question)[:MAX_QUESTION_CHARS],
             priority=round(sq.priority, 3),
             rationale=sq.rationale.strip(),
         )

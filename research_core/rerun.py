@@ -24,6 +24,8 @@ RESET_FIELDS: dict[str, Any] = {
     "last_outcome": None,
     "citations_checked": 0,
     "citations_supported": 0,
+    "statements_checked": 0,
+    "statements_supported": 0,
 }
 # a re-researched hypothesis is judged again from scratch (its statement and strategy stay)
 HYPOTHESIS_RESET: dict[str, Any] = {"verdict": None, "evidence": None, "confidence": None, "pivot": None}

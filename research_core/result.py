@@ -30,6 +30,22 @@ def numbered_sources(state: dict[str, Any]) -> tuple[dict[str, int], list[Source
     return numbering, [unique[sid] for sid in cited + rest]
 
 
+def report_statements(state: dict[str, Any]) -> dict[str, int]:
+    """Factual statements in the report and how many a cited source supports.
+
+    A written report counts its own statements; a flat run's report is its branch answer, and a
+    report made of branch answers (a fallback) counts theirs.
+    """
+    own = state.get("report_grounding")
+    if own and state.get("mode") != "flat":
+        return {"statements_checked": int(own["statements"]), "statements_supported": int(own["supported"])}
+    done = [b for b in state.get("branches", {}).values() if b.get("status") == "completed"]
+    return {
+        "statements_checked": sum(int(b.get("statements_checked") or 0) for b in done),
+        "statements_supported": sum(int(b.get("statements_supported") or 0) for b in done),
+    }
+
+
 def build_result(
     run_id: str, state: dict[str, Any], *, started_at: str, finished_at: str, duration_s: float
 ) -> RunResult:
@@ -63,6 +79,7 @@ def build_result(
         total_sources=len(sources),
         citations_checked=sum(int(b.get("citations_checked") or 0) for b in branches.values()),
         citations_supported=sum(int(b.get("citations_supported") or 0) for b in branches.values()),
+        **report_statements(state),
         sub_syntheses=[
             SubSynthesisSummary(
                 id=b["id"],

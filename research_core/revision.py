@@ -51,6 +51,32 @@ def vet_revision(
     return {"add": add, "drop": drop, "reprioritize": reprioritize, "reasoning": out.reasoning}, notes
 
 
+# The lowest priority an automatic revision may give a branch the user approved, so it keeps its share.
+MIN_APPROVED_PRIORITY = 0.3
+
+
+def keep_approved_branches(changes: dict[str, Any], branches: dict[str, dict]) -> tuple[dict[str, Any], list[str]]:
+    """Without the user (auto mode) a revision may add and re-prioritise, never drop or starve a branch.
+
+    Proposed drops become suggestions in the log; a lowered priority stays at or above
+    `MIN_APPROVED_PRIORITY`. Returns (changes to apply, notes for the log).
+    """
+    notes = [
+        f"Suggestion (not applied: approved branches are kept without your say): drop {bid} "
+        f"{branches[bid]['question_text']!r}"
+        for bid in changes.get("drop", [])
+    ]
+    reprioritize = {}
+    for bid, priority in changes.get("reprioritize", {}).items():
+        floor = min(MIN_APPROVED_PRIORITY, float(branches[bid]["priority"]))
+        if priority < floor:
+            notes.append(f"Kept {bid} at priority {floor:.2f} (the revision proposed {priority:.2f})")
+            priority = floor
+        if abs(priority - float(branches[bid]["priority"])) >= 0.05:
+            reprioritize[bid] = priority
+    return {**changes, "drop": [], "reprioritize": reprioritize}, notes
+
+
 def revision_is_empty(changes: dict[str, Any]) -> bool:
     """True when a revision changes nothing."""
     return not (changes.get("add") or changes.get("drop") or changes.get("reprioritize"))

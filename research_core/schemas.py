@@ -73,6 +73,9 @@ class SubQuestion(BaseModel):
     # verified citations
     citations_checked: int = 0
     citations_supported: int = 0
+    # grounded writing: factual statements of the answer, and those a cited source supports
+    statements_checked: int = 0
+    statements_supported: int = 0
     # hypothesis mode
     hypothesis: dict | None = None
 
@@ -186,6 +189,8 @@ class SynthesisSummary(BaseModel):
     total_sources: int
     citations_checked: int = 0
     citations_supported: int = 0
+    statements_checked: int = Field(default=0, description="Factual statements the report's writer made")
+    statements_supported: int = Field(default=0, description="Of those, statements kept with a supporting source")
     sub_syntheses: list[SubSynthesisSummary]
 
 

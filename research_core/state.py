@@ -56,6 +56,7 @@ class ResearchState(TypedDict, total=False):
     coverage: dict[str, Any] | None
     coverage_rounds: int
     final_answer: str | None
+    report_grounding: dict[str, int] | None
     status: str
 
 

@@ -21,15 +21,23 @@ def branch_stop_decision(
     confidences: Sequence[float],
     findings_for_stop: int = 3,
     confidence_for_stop: float = 0.7,
+    distinct_sources: int | None = None,
+    min_sources: int = 2,
 ) -> StopDecision:
     """Decide whether a branch is done.
 
     Stop when (a) the minimum iterations are met and there are at least `findings_for_stop`
     findings, or (b) the average confidence is at least `confidence_for_stop` with 2+ findings,
-    or (c) the branch's budget is spent.
+    or (c) the branch's budget is spent. When `distinct_sources` is given, (a) and (b) also need
+    `min_sources` distinct sources: evidence resting on one page is thin, so the branch keeps
+    searching while its budget allows.
     """
     n = len(confidences)
     avg = sum(confidences) / n if n else 0.0
+    if distinct_sources is not None and distinct_sources < min_sources and iterations_done < allocated:
+        return StopDecision(
+            False, f"continue: {n} findings from {distinct_sources} source(s), {iterations_done}/{allocated} iterations"
+        )
     if iterations_done >= min_iterations and n >= findings_for_stop:
         return StopDecision(True, f"enough findings ({n}) after {iterations_done} iterations")
     if n >= 2 and avg >= confidence_for_stop:

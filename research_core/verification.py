@@ -14,7 +14,7 @@ from research_core.citations import cited_source_ids
 from research_core.llm import LLMClient, StructuredOutputError
 from research_core.prompts import render_prompt
 from research_core.schemas import CitationCheckOutput, CostEntry
-from research_core.similarity import _content_words
+from research_core.text.words import content_words
 
 MAX_CLAIMS = 16
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
@@ -48,10 +48,10 @@ def claims_with_citations(text: str) -> list[tuple[str, str]]:
 
 def lexical_support(claim: str, snippet: str) -> bool:
     """A cheap stand-in for the judge: does the source share enough content words with the claim?"""
-    words = _content_words(claim)
+    words = content_words(claim)
     if not words:
         return True
-    return len(words & _content_words(snippet)) / len(words) >= 0.25
+    return len(words & content_words(snippet)) / len(words) >= 0.25
 
 
 def _remove_citation(text: str, claim: str, sid: str) -> str:

@@ -28,8 +28,7 @@ def test_citation_check_removes_a_fabricated_citation(tmp_path):
         snap = runner.start(SIMPLE, config(auto_approve=True))
     result = runner.result(snap.run_id)
     text = result.sub_questions[0]["synthesis"]
-    mars = next(s for s in text.split(". ") if "Mars" in s)
-    assert "[" not in mars  # the unsupported citation is gone
+    assert "Mars" not in text  # the unsupported statement is gone, not only its citation
     assert re.search(r"superposition \[\d\]", text)
     assert result.synthesis.citations_checked == 2 and result.synthesis.citations_supported == 1
     entry = next(e for e in result.log if e.kind == "citations" and "checked" in e.message)

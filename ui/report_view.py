@@ -144,6 +144,14 @@ def quality_totals(result: RunResult) -> list[tuple[str, str, str]]:
         )
     else:
         citations = ("Citations supported", "not checked", "No cited claim was checked against its source.")
+    statements = (
+        "Statements supported",
+        f"{result.synthesis.statements_supported} / {result.synthesis.statements_checked}"
+        if result.synthesis.statements_checked
+        else "none",
+        "Every factual statement the report's writer made, and how many a cited source's text supports. "
+        "Unsupported statements were removed from the report.",
+    )
     lists = coverage_lists(result)
     if lists is None:
         coverage = ("Coverage", "not assessed", "The run did not assess what the research covered.")
@@ -156,7 +164,7 @@ def quality_totals(result: RunResult) -> list[tuple[str, str, str]]:
             f"{len(covered)} aspects of the question answered; {widgets.plural(len(gaps), 'gap')} still missing "
             "or weak.",
         )
-    return [citations, coverage]
+    return [statements, citations, coverage]
 
 
 def quality_row(result: RunResult) -> None:

@@ -9,20 +9,70 @@ from research_core.configuration import RunConfig, language_instruction
 from research_core.hypotheses import hypothesis_branches, propose_hypotheses
 from research_core.llm import StructuredOutputError
 from research_core.nodes.synthesize import ordered_syntheses
+from research_core.plan import tree_order
 from research_core.prompts import render_prompt
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
+from research_core.similarity import is_near_duplicate
 from research_core.state import ResearchState
 
 
+def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
+    """(covered, gaps) from what was researched, whatever any model says.
+
+    A branch is covered when it was answered from evidence (its own findings, or answered children);
+    a skipped, dropped, failed, unfinished or evidence-less branch is a gap.
+    """
+    branches = state.get("branches", {})
+    with_findings = {f["sub_question_id"] for f in state.get("findings", [])}
+    covered: list[str] = []
+    gaps: list[str] = []
+    order = tree_order(branches, state.get("branch_order", []))
+
+    def evidenced(bid: str) -> bool:
+        if bid in with_findings:
+            return True
+        return any(branches[c].get("parent_id") == bid and evidenced(c) for c in order)
+
+    for bid in order:
+        b = branches[bid]
+        label = b["question_text"]
+        status = b.get("status")
+        if status == "completed" and evidenced(bid):
+            covered.append(label)
+        elif status == "completed":
+            gaps.append(f"{label} (no evidence found)")
+        elif status == "skipped":
+            gaps.append(f"{label} (not researched: {b.get('stop_reason') or 'skipped'})")
+        elif status == "failed":
+            gaps.append(f"{label} (research failed)")
+        else:
+            gaps.append(f"{label} (not researched: the run ended first)")
+    return covered, gaps
+
+
+def merge_gaps(own: list[str], proposed: list[str]) -> list[str]:
+    """The researched gaps, then the model's gaps that do not repeat one of them."""
+    merged = list(own)
+    for gap in proposed:
+        if gap.strip() and is_near_duplicate(gap, merged) is None:
+            merged.append(gap)
+    return merged
+
+
 def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
-    """Record covered aspects and gaps; the report's limitations section uses the gaps."""
+    """Record covered aspects and gaps; the report's limitations section uses the gaps.
+
+    Covered and gap lists come from what was researched; the model may add gaps, never remove one.
+    """
     config = RunConfig(**state["config"])
     if not config.coverage_check or state.get("status") == "cancelled":
         return {}
+    covered, own_gaps = researched_coverage(state)
     pieces = ordered_syntheses(state)
     if not pieces:
-        return {"coverage": {"covered": [], "gaps": ["No branch produced an answer."], "sufficient": False}}
+        gaps = own_gaps or ["No branch produced an answer."]
+        return {"coverage": {"covered": [], "gaps": gaps, "sufficient": False, "reasoning": ""}}
     answers = "\n\n".join(f"{b['question_text']}\n{markers_to_numbered(t, {})[:800]}" for b, t in pieces)
     system, user = render_prompt(
         "assess_coverage", question=state["question"], answers=answers, language=language_instruction(config)
@@ -35,12 +85,17 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
         entry = LogEntry(
             node="assess_coverage",
             kind="fallback",
-            message="Coverage check failed; skipped.",
+            message="The model's coverage check failed; coverage is what was researched.",
             reasoning=exc.user_message,
         )
-        return {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    coverage = out.model_dump()
-    message = f"Covered {len(out.covered)} aspect(s); {len(out.gaps)} gap(s)."
+        coverage = {"covered": covered, "gaps": own_gaps, "sufficient": not own_gaps, "reasoning": ""}
+        return {"coverage": coverage, "costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    gaps = merge_gaps(own_gaps, out.gaps)
+    coverage = {**out.model_dump(), "covered": covered, "gaps": gaps, "sufficient": out.sufficient and not own_gaps}
+    message = (
+        f"Covered {len(covered)} researched part(s); {len(gaps)} gap(s) "
+        f"({len(own_gaps)} from the research, {len(gaps) - len(own_gaps)} added by the model)."
+    )
     entry = LogEntry(node="assess_coverage", kind="coverage", message=message, reasoning=out.reasoning)
     update = {"coverage": coverage, "costs": [c.model_dump() for c in costs], "log": [entry.model_dump()]}
     if state.get("mode") == "hypothesis" and not out.sufficient and out.gaps:

@@ -11,7 +11,9 @@ from research_core.backend_choice import backends_to_drop, iteration_outcome, up
 from research_core.configuration import RunConfig, language_instruction
 from research_core.hypotheses import research_focus
 from research_core.llm import StructuredOutputError
+from research_core.planning.question_shape import stand_alone
 from research_core.prompts import render_prompt
+from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
 from research_core.schemas import (
     FLAT_BRANCH_ID,
     DepthAssessmentOutput,
@@ -112,7 +114,7 @@ def run_searches(
 ) -> tuple[list[Source], list[dict], list[str]]:
     """Search every usable backend (less `exclude`) for every query.
 
-    Returns (sources, log entries, warnings); fills `counts[backend]` with errors and results.
+    Returns (sources best first, log entries, warnings); fills `counts[backend]` with errors and results.
     """
     found: dict[str, Source] = {}
     log: list[dict] = []
@@ -167,14 +169,52 @@ def run_searches(
                 message=f"{backend.name}: {len(results)} results for {query!r}",
             )
             log.append(entry.model_dump())
-    ranked = sorted(found.values(), key=lambda s: -s.relevance)
-    return ranked[: prompt_budget(services)[0]], log, warnings
+    return sorted(found.values(), key=lambda s: -s.relevance), log, warnings
+
+
+def keep_relevant(question: str, sources: list[Source], limit: int, branch_id: str) -> tuple[list[Source], list[dict]]:
+    """The best `limit` sources that pass the relevance gate, and log entries naming those refused."""
+    kept: list[Source] = []
+    refused: list[str] = []
+    for source in sources:
+        verdict = source_relevance(question, source)
+        if verdict.ok:
+            kept.append(source)
+        else:
+            refused.append(f"{source.title or source.url} ({verdict.reason})")
+    log = []
+    if refused:
+        entry = LogEntry(
+            node="research_step",
+            branch=branch_id,
+            kind="evidence",
+            message=f"Refused {len(refused)} off-topic source(s): " + "; ".join(refused[:8]),
+        )
+        log.append(entry.model_dump())
+    return kept[:limit], log
+
+
+def evidence_topic(branch: SubQuestion, question: str) -> str:
+    """What a branch's evidence must be about: its question (with the main question's subjects when it
+    names none, as an edited or drilled-down question may not), or a hypothesis within the main question."""
+    if branch.kind == "question":
+        return stand_alone(branch.question_text, question)
+    return f"{branch.question_text} ({question})"
 
 
 def extract_findings(
-    services: Services, branch: SubQuestion, sources: list[Source], known: list[dict], iteration: int
+    services: Services,
+    branch: SubQuestion,
+    sources: list[Source],
+    known: list[dict],
+    iteration: int,
+    topic: str | None = None,
 ) -> tuple[list[dict], list[Source], dict]:
-    """Ask the model for findings from numbered sources; keep only ones citing a real source."""
+    """Ask the model for findings from numbered sources; keep only those that pass the evidence gates.
+
+    Each kept finding cites the one shown source whose text supports it best; findings no source
+    supports, findings not about the branch and near-repeats of known findings are refused and logged.
+    """
     chars = prompt_budget(services)[1]
     listing = "\n\n".join(f"[{i}] {s.title}\n{s.url}\n{s.snippet[:chars]}" for i, s in enumerate(sources, start=1))
     system, user = render_prompt("extract_findings", sub_question=research_focus(branch), sources=listing)
@@ -191,34 +231,54 @@ def extract_findings(
             reasoning=exc.user_message,
         )
         return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    known_texts = {_norm(f["text"]) for f in known}
+    known_texts = [f["text"] for f in known]
     findings: list[dict] = []
     cited: dict[str, Source] = {}
-    dropped = 0
+    refused: list[str] = []
     for item in out.findings:
         refs = [sources[n - 1] for n in dict.fromkeys(item.sources) if 1 <= n <= len(sources)]
         text = " ".join(item.text.split())
-        if not refs or _norm(text) in known_texts:
-            dropped += 1
+        if not text:
             continue
-        known_texts.add(_norm(text))
-        for s in refs:
-            cited[s.id] = s
+        source, share = attribute(text, refs, sources)
+        twin = duplicate_of(text, known_texts)
+        if source is None:
+            refused.append(f"unsupported by its sources ({share:.0%} of its words): {text[:120]!r}")
+            continue
+        if not about_branch(text, topic or branch.question_text):
+            refused.append(f"not about this sub-question: {text[:120]!r}")
+            continue
+        if twin is not None:
+            refused.append(f"merged into an earlier finding ({twin[:80]!r}): {text[:80]!r}")
+            continue
+        known_texts.append(text)
+        cited[source.id] = source
         findings.append(
             {
                 "id": stable_id(branch.id, text),
                 "sub_question_id": branch.id,
                 "text": text,
                 "confidence": item.confidence,
-                "source_ids": [s.id for s in refs],
+                "source_ids": [source.id],
                 "iteration": iteration,
             }
         )
+    dropped = len(refused)
     message = f"{len(findings)} new findings"
     if dropped:
-        message += f"; {dropped} dropped (no valid source or duplicate)"
+        message += f"; {dropped} refused (unsupported, off-topic or duplicate)"
     entry = LogEntry(node="research_step", branch=branch.id, message=message, reasoning=out.reasoning)
-    return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
+    log = [entry.model_dump()]
+    if refused:
+        log.append(
+            LogEntry(
+                node="research_step",
+                branch=branch.id,
+                kind="evidence",
+                message=f"Refused {len(refused)} finding(s): " + "; ".join(refused[:8]),
+            ).model_dump()
+        )
+    return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": log}
 
 
 # Depth verdicts that lead to a drill-down, by `RunConfig.drill_down_on`, and how the prompt names them.
@@ -283,7 +343,7 @@ def evaluate_depth(
                 seen.add(_norm(q))
                 proposals.append(
                     {
-                        "question_text": q[:500],
+                        "question_text": stand_alone(q, branch.question_text)[:500],
                         "priority": round(branch.priority * 0.9, 2),
                         "rationale": f"Drill-down of {branch.id}: its findings were {out.depth}.",
                     }
@@ -314,21 +374,25 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     queries, update = plan_queries(services, payload["question"], branch, known)
     costs, log = list(update["costs"]), list(update["log"])
     searched: dict[str, dict[str, int]] = {}
-    sources, search_log, warnings = run_searches(
+    found, search_log, warnings = run_searches(
         services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
     )
     log += search_log
+    topic = evidence_topic(branch, payload["question"])
+    sources, relevance_log = keep_relevant(topic, found, prompt_budget(services)[0], branch.id)
+    log += relevance_log
     new_findings: list[dict] = []
     cited: list[Source] = []
     if sources:
-        new_findings, cited, extra = extract_findings(services, branch, sources, known, iteration)
+        new_findings, cited, extra = extract_findings(services, branch, sources, known, iteration, topic)
         costs += extra["costs"]
         log += extra["log"]
     else:
-        entry = LogEntry(node="research_step", branch=branch.id, message="No search results this iteration.")
+        message = f"All {len(found)} results were off-topic." if found else "No search results this iteration."
+        entry = LogEntry(node="research_step", branch=branch.id, message=message)
         log.append(entry.model_dump())
 
-    outcome = iteration_outcome(len(sources), len(new_findings))
+    outcome = iteration_outcome(len(found), len(new_findings))
     stats = update_stats(branch.backend_stats, searched, {s.backend for s in cited})
     active = [b.name for b in services.usable_backends() if b.name not in branch.dropped_backends]
     dropped = list(branch.dropped_backends)
@@ -351,6 +415,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         confidences,
         config.findings_for_stop,
         config.confidence_for_stop,
+        distinct_sources=len({sid for f in known + new_findings for sid in f.get("source_ids", [])}),
     )
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
     branch_update: dict[str, Any] = {}

@@ -9,7 +9,7 @@ from langgraph.runtime import Runtime
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm import StructuredOutputError
 from research_core.prompts import render_prompt
-from research_core.revision import apply_revision, revision_is_empty, vet_revision
+from research_core.revision import apply_revision, keep_approved_branches, revision_is_empty, vet_revision
 from research_core.schemas import LogEntry, PlanRevisionOutput
 from research_core.services import Services
 
@@ -47,6 +47,9 @@ def revise_plan(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         )
         return {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
     changes, notes = vet_revision(out, branches, config)
+    if not config.step_mode:
+        changes, kept = keep_approved_branches(changes, branches)
+        notes += kept
     cost_update = [c.model_dump() for c in costs]
     log = [LogEntry(node="revise_plan", kind="revision", message=n).model_dump() for n in notes]
     if revision_is_empty(changes):

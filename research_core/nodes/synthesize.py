@@ -22,6 +22,7 @@ from research_core.prompts import render_prompt
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
+from research_core.synthesis.grounding import ground_text, grounding_note
 from research_core.verification import verify_citations
 
 
@@ -49,7 +50,7 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
     children: list[dict] = payload.get("children", [])
     if not findings and not children:
         reason = branch.stop_reason or "no usable search results"
-        text = f"No findings were gathered for this sub-question ({reason}), so it remains unanswered."
+        text = f"No evidence found: no finding passed the evidence checks for this sub-question ({reason})."
         log.append(
             LogEntry(node="synthesize_branch", branch=branch.id, message="No findings to synthesize.").model_dump()
         )
@@ -105,6 +106,9 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
                     reasoning=check.reasoning,
                 ).model_dump()
             )
+        text, grounding_fields, grounding_log = ground_branch_answer(text, findings, sources, reverse, bullet_list)
+        extra_fields.update(grounding_fields)
+        log.append(LogEntry(node="synthesize_branch", branch=branch.id, **grounding_log).model_dump())
         confs = [f["confidence"] for f in findings] + [c["confidence"] for c in children if c.get("confidence")]
         confidence = round(sum(confs) / len(confs), 3) if confs else None
     services.emit({"type": "branch_completed", "branch": branch.id})
@@ -122,6 +126,30 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
         "log": log,
         "warnings": warnings,
     }
+
+
+def ground_branch_answer(
+    text: str, findings: list[dict], sources: list[dict], reverse: dict[int, str], bullet_list: str
+) -> tuple[str, dict[str, Any], dict[str, str]]:
+    """Ground a branch answer in its sources; (text, branch fields, log entry fields).
+
+    Statements no source supports are removed; if none is left, the findings (each already
+    supported by its source) stand in. An answer resting on one source says so.
+    """
+    by_id = {s["id"]: s for s in sources}
+    grounded = ground_text(text, by_id)
+    if grounded.statements and not cited_source_ids(grounded.text) and findings:
+        listed, _ = numbered_to_markers(bullet_list, reverse)
+        removed = grounded.removed
+        grounded = ground_text(listed, by_id)
+        grounded.removed = removed + grounded.removed
+    text = grounded.text
+    used = cited_source_ids(text)
+    if len(used) == 1:
+        text += "\n\nThis answer rests on a single source."
+    fields = {"statements_checked": grounded.statements, "statements_supported": grounded.supported}
+    reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:6]) if grounded.removed else ""
+    return text, fields, {"kind": "grounding", "message": grounding_note(grounded), "reasoning": reasoning}
 
 
 def _write_answer(
@@ -281,5 +309,30 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
             "warnings": [message],
             "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
         }
+    reverse = {n: sid for sid, n in numbering.items()}
+    allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
+    grounded = ground_text(numbered_to_markers(text, reverse)[0], allowed)
+    reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:8]) if grounded.removed else ""
+    log.append(
+        LogEntry(
+            node="meta_synthesize", kind="grounding", message=grounding_note(grounded), reasoning=reasoning
+        ).model_dump()
+    )
+    if grounded.statements and not cited_source_ids(grounded.text):
+        message = "No statement of the final synthesis was supported by a source; the report shows the branch answers."
+        return {
+            "final_answer": fallback_report(state, numbering),
+            "status": "completed_with_fallback",
+            "costs": [entry.model_dump()],
+            "warnings": [message],
+            "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
+        }
+    text = markers_to_numbered(grounded.text, numbering)
     log.append(LogEntry(node="meta_synthesize", message=f"Report written ({len(text)} characters).").model_dump())
-    return {"final_answer": text, "status": "completed", "costs": [entry.model_dump()], "log": log}
+    return {
+        "final_answer": text,
+        "status": "completed",
+        "costs": [entry.model_dump()],
+        "log": log,
+        "report_grounding": {"statements": grounded.statements, "supported": grounded.supported},
+    }

@@ -43,6 +43,21 @@ def _user_text(body: dict) -> str:
     return "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
 
 
+def _numbered_passages(listing: str) -> list[tuple[int, str]]:
+    """(n, passage) of an extraction prompt's sources ("[n] title\\nurl\\npassage")."""
+    out = []
+    for block in re.split(r"\n\s*\n(?=\[\d+\])", listing):
+        m = re.match(r"\[(\d+)\][^\n]*\n[^\n]*\n(.*)", block.strip(), re.S)
+        if m:
+            out.append((int(m.group(1)), " ".join(m.group(2).split())))
+    return out
+
+
+def _first_sentence(passage: str) -> str:
+    sentence = re.split(r"(?<=[.!?])\s+", passage.strip())[0] if passage.strip() else ""
+    return sentence[:240]
+
+
 def default_reply(task: str, body: dict) -> str:
     """A plausible, valid answer for each of Arbor's tasks, derived from the prompt."""
     text = _user_text(body)
@@ -62,25 +77,26 @@ def default_reply(task: str, body: dict) -> str:
         sq = _tag(text, "sub_question")
         return json.dumps({"queries": [sq[:80]], "reasoning": "search the sub-question directly"})
     if task == "extract_findings":
-        numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)]
+        # a careful model: one finding per source, stating the source's first sentence
         findings = [
-            {
-                "text": f"Source {n} reports a relevant fact ({_tag(text, 'sub_question')[:40]}).",
-                "confidence": 0.8,
-                "sources": [n],
-            }
-            for n in numbers[:2]
+            {"text": _first_sentence(passage), "confidence": 0.8, "sources": [n]}
+            for n, passage in _numbered_passages(_tag(text, "sources"))[:2]
+            if _first_sentence(passage)
         ]
         return json.dumps({"findings": findings, "reasoning": "kept the top sources"})
     if task == "synthesize_branch":
-        numbers = re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)
-        cites = "".join(f"[{n}]" for n in numbers[:2])
-        return f"The sources agree on the main point {cites}.\n\nCaveats: scripted answer."
+        # restates its findings with their citations
+        lines = re.findall(r"^- \(confidence [\d.]+\) (.+)$", _tag(text, "findings"), re.M)
+        point = lines[0].rstrip(".") if lines else "nothing was found"
+        rest = " ".join(line if line.endswith(".") else line + "." for line in lines[1:2])
+        return f"The sources agree on the main point: {point}. {rest}".rstrip() + "\n\nCaveats: scripted answer."
     if task == "meta_synthesis":
-        numbers = sorted(set(re.findall(r"\[(\d+)\]", _tag(text, "sub_answers"))), key=int)
-        cites = "".join(f"[{n}]" for n in numbers[:3])
+        # restates the first cited sentence of each sub-answer
+        claims = re.findall(r"([^.\n]*?\w[^.\n]*?(?:\[\d+\])+)", _tag(text, "sub_answers"))
+        first = claims[0].strip().lstrip(":").strip() if claims else "no sub-answer cited a source"
+        body = " ".join(c.strip() + "." for c in claims[:3])
         return (
-            f"The research answers the question {cites}.\n\n## Findings\nThe branches agree {cites}.\n\n"
+            f"The research answers the question: {first}.\n\n## Findings\n{body}\n\n"
             "## Conclusion\nA scripted conclusion.\n\n## Limitations\nScripted data."
         )
     if task == "propose_hypotheses":
@@ -104,10 +120,14 @@ def default_reply(task: str, body: dict) -> str:
         return json.dumps({"hypotheses": hyps, "reasoning": "scripted"})
     if task == "judge_hypothesis":
         numbers = re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)
+        lines = re.findall(r"^- \(confidence [\d.]+\) (.+)$", _tag(text, "findings"), re.M)
+        evidence = f"The findings support it [{numbers[0] if numbers else 1}]."
+        if lines:
+            evidence += " " + (lines[0] if lines[0].endswith(".") else lines[0] + ".")
         return json.dumps(
             {
                 "verdict": "validated",
-                "evidence": f"The findings support it [{numbers[0] if numbers else 1}].",
+                "evidence": evidence,
                 "confidence": 7,
                 "pivot": None,
                 "reasoning": "scripted",

@@ -1,0 +1,424 @@
+"""Research quality with the embedded model on a corpus nobody here wrote: Debian's HTML manuals.
+
+Setup (once, cached): installs `postgresql-doc-15`, `sqlite3-doc` and `python3.11-doc` with apt
+if they are missing, and indexes their ~2,500 pages through the product's own
+`python -m research_core library add` into `~/.cache/arbor/bench/manuals.db` (indexing speed
+and search latency are reported).
+
+Then, for the questions in `bench/research_quality_questions.json`:
+1. Mode: each question through the engine's classify step in auto mode (one LLM call each);
+   right when a question with several parts goes hierarchical and a single fact goes flat.
+2. Runs (questions marked "run"): single facts in auto mode; multi-part questions once flat and
+   once hierarchical at the same budget, the library as the only search backend, plans
+   auto-approved. Per run: on-topic evidence (findings whose sources all lie in the manuals the
+   question is about), statements supported / uncited in the report, aspects named, approved
+   branches dropped, LLM calls, tokens, wall time.
+
+A statement is a sentence of the report of five or more words (headings, source lists and
+"no evidence" sentences excluded). It is supported when one of the sources it cites contains at
+least half of its content words anywhere in the whole indexed page, which is deliberately
+looser than the engine's own check (against the passage read) so the benchmark does not
+simply restate it.
+
+Takes tens of minutes on 2 cores. Run: .venv/bin/python -m bench.research_quality [--questions m1,s1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from bench.harness import machine
+from research_core.configuration import LLMSettings, RunConfig, build_run_config
+from research_core.local_model import stop_shared_server
+from research_core.nodes.classify import classify_question
+from research_core.runner import Runner
+from research_core.search.library import DocumentLibrary
+from research_core.services import Services
+
+QUESTIONS = Path(__file__).with_name("research_quality_questions.json")
+MANUALS = {
+    "postgresql": "/usr/share/doc/postgresql-doc-15/html",
+    "sqlite": "/usr/share/doc/sqlite3",
+    "python": "/usr/share/doc/python3.11/html",
+}
+APT_PACKAGES = ["postgresql-doc-15", "sqlite3-doc", "python3.11-doc"]
+DEFAULT_LIBRARY = Path(os.environ.get("ARBOR_CACHE_DIR", Path.home() / ".cache" / "arbor")) / "bench" / "manuals.db"
+STOP = set(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "when",
+        "where",
+        "does",
+        "do",
+        "did",
+        "with",
+        "by",
+        "from",
+        "about",
+        "between",
+        "vs",
+        "versus",
+        "its",
+        "it",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "as",
+        "at",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "should",
+        "would",
+        "will",
+        "shall",
+        "not",
+        "no",
+        "than",
+        "then",
+        "there",
+        "here",
+        "each",
+        "both",
+        "also",
+        "such",
+        "into",
+        "over",
+        "under",
+        "more",
+        "most",
+        "other",
+        "some",
+        "any",
+        "all",
+        "only",
+        "very",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "has",
+        "have",
+        "had",
+        "one",
+        "two",
+    ]
+)
+HEDGES = re.compile(
+    r"no (evidence|findings|sources?)|not (found|covered|answered)|unanswered|could not|remains? open|"
+    r"unsupported|rests on (a single|one) source",
+    re.IGNORECASE,
+)
+
+
+# ---- corpus -----------------------------------------------------------------------------
+
+
+def ensure_manuals() -> list[Path]:
+    """The manuals' HTML pages, installing the Debian packages first if a folder is missing."""
+    if not all(Path(d).is_dir() for d in MANUALS.values()):
+        sudo = [] if os.geteuid() == 0 else ["sudo"]
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run([*sudo, "apt-get", "install", "-y", *APT_PACKAGES], check=True, env=env)
+    pages: list[Path] = []
+    for folder in MANUALS.values():
+        pages += sorted(p for p in Path(folder).rglob("*.html") if p.is_file() and "_static" not in p.parts)
+    return pages
+
+
+def build_library(db: Path, pages: list[Path]) -> dict[str, Any]:
+    """Index the pages with the product's CLI (cached); returns indexing figures."""
+    if db.exists() and DocumentLibrary(db).count() >= len(pages) * 0.95:
+        return {"pages": DocumentLibrary(db).count(), "cached": True}
+    db.parent.mkdir(parents=True, exist_ok=True)
+    db.unlink(missing_ok=True)
+    started = time.perf_counter()
+    for i in range(0, len(pages), 500):
+        batch = [str(p) for p in pages[i : i + 500]]
+        subprocess.run(
+            [sys.executable, "-m", "research_core", "library", "add", *batch, "--db", str(db)],
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )
+    seconds = time.perf_counter() - started
+    count = DocumentLibrary(db).count()
+    return {"pages": count, "seconds": round(seconds, 1), "pages_per_s": round(count / seconds, 1), "cached": False}
+
+
+def search_latency(db: Path, questions: list[dict]) -> dict[str, float]:
+    """Median and worst library search time over the questions (5 results each, 3 passes)."""
+    library = DocumentLibrary(db)
+    times = []
+    for _ in range(3):
+        for q in questions:
+            started = time.perf_counter()
+            library.search(q["question"], 5)
+            times.append((time.perf_counter() - started) * 1000)
+    return {"median_ms": round(statistics.median(times), 1), "max_ms": round(max(times), 1)}
+
+
+def page_texts(db: Path) -> dict[str, str]:
+    """Full indexed text of every page, by URL (for the support check)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT d.url, group_concat(c.text, ' ') FROM library_documents AS d "
+            "JOIN library_chunks AS c ON c.doc_id = d.id GROUP BY d.id"
+        ).fetchall()
+    return {url: text.lower() for url, text in rows}
+
+
+def manual_of(url: str) -> str | None:
+    """Which manual a page belongs to."""
+    for name, folder in MANUALS.items():
+        if url.startswith(folder + "/"):
+            return name
+    return None
+
+
+# ---- measures -----------------------------------------------------------------------------
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words of 3+ characters that are not stop words, a trailing plural 's' removed."""
+    words = set()
+    for w in re.findall(r"[a-z0-9_]+", text.lower()):
+        if len(w) < 3 or w in STOP:
+            continue
+        words.add(w[:-1] if len(w) > 4 and w.endswith("s") else w)
+    return words
+
+
+def statements(report: str) -> list[str]:
+    """The report's factual sentences (see the module docstring)."""
+    out = []
+    for line in report.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or re.match(r"^(\*\*)?(sources|references)\b", line, re.IGNORECASE):
+            continue
+        if re.match(r"^\[\d+\]\s", line):  # a source list entry
+            continue
+        line = re.sub(r"^([-*+]|\d+\.)\s+", "", line)
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z\[*])", line):
+            if len(re.findall(r"\w+", re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence))) >= 5 and not HEDGES.search(
+                sentence
+            ):
+                out.append(sentence)
+    return out
+
+
+def supported_by(sentence: str, text: str) -> bool:
+    """Half or more of the sentence's content words occur in the source text."""
+    words = content_words(re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence))
+    if not words:
+        return True
+    return sum(1 for w in words if w in text) / len(words) >= 0.5
+
+
+def measure(result: Any, question: dict, texts: dict[str, str]) -> dict[str, Any]:
+    """Quality figures of one finished run."""
+    report = result.final_answer or ""
+    numbered = {n: s for n, s in enumerate(result.sources, start=1)}
+    cited = supported = 0
+    sents = statements(report)
+    for sentence in sents:
+        numbers = {int(n) for group in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for n in group.split(",")}
+        refs = [numbered[n] for n in numbers if n in numbered]
+        if not refs:
+            continue
+        cited += 1
+        if any(supported_by(sentence, texts.get(s.url, s.snippet.lower())) for s in refs):
+            supported += 1
+    by_id = {s.id: s for s in result.sources}
+    findings = [f for b in result.sub_questions for f in b.get("findings", [])]
+    on_topic = 0
+    for f in findings:
+        manuals = {manual_of(by_id[sid].url) for sid in f.get("source_ids", []) if sid in by_id}
+        if manuals and manuals <= set(question["manuals"]):
+            on_topic += 1
+    lower = report.lower()
+    aspects = sum(1 for spellings in question["aspects"] if any(s in lower for s in spellings))
+    top = [b for b in result.sub_questions if not b.get("parent_id")]
+    dropped = sum(1 for b in top if b.get("status") == "skipped")
+    costs = result.costs
+    return {
+        "mode": result.mode,
+        "status": result.status,
+        "branches": len(top),
+        "statements": len(sents),
+        "cited": cited,
+        "supported": supported,
+        "uncited": len(sents) - cited,
+        "findings": len(findings),
+        "on_topic": on_topic,
+        "aspects": aspects,
+        "aspects_total": len(question["aspects"]),
+        "dropped": dropped,
+        "llm_calls": len(costs.entries),
+        "tokens": costs.tokens_in + costs.tokens_out,
+        "wall_s": round(result.duration_s, 1),
+    }
+
+
+# ---- the two parts ------------------------------------------------------------------------
+
+
+def mode_check(runner: Runner, questions: list[dict]) -> list[dict[str, Any]]:
+    """Each question through classify_question in auto mode."""
+    services = Services(llm=runner.llm, backends=[])
+    rows = []
+    for q in questions:
+        state = {"question": q["question"], "config": RunConfig(mode="auto").model_dump()}
+        started = time.perf_counter()
+        update = classify_question(state, SimpleNamespace(context=services))  # type: ignore[arg-type]
+        want = "hierarchical" if q["parts"] > 1 else "flat"
+        rows.append(
+            {
+                "id": q["id"],
+                "want": want,
+                "got": update["mode"],
+                "right": update["mode"] == want,
+                "seconds": round(time.perf_counter() - started, 1),
+                "why": update["log"][-1]["message"],
+            }
+        )
+        print(f"mode {q['id']:>4}: want {want:<12} got {update['mode']:<12} {rows[-1]['why']}", flush=True)
+    return rows
+
+
+def run_config(question: str, mode: str, max_iterations: int) -> RunConfig:
+    """The benchmark's budget, the same for flat and hierarchical runs."""
+    return build_run_config(
+        "general",
+        question,
+        mode=mode,
+        search_backends=["library"],
+        auto_approve=True,
+        max_iterations=max_iterations,
+        sub_question_min_iterations=2,
+        sub_question_max_iterations=max_iterations,
+        min_sub_questions=2,
+        max_sub_questions=3,
+        max_total_sub_questions=4,
+    )
+
+
+def research_runs(
+    db: Path, questions: list[dict], texts: dict[str, str], max_iterations: int, modes: list[str]
+) -> list[dict[str, Any]]:
+    """The questions marked "run", researched for real."""
+    runner = Runner(db, llm_settings=LLMSettings(provider="local", timeout_s=900))
+    rows = []
+    for q in questions:
+        for mode in modes if q["parts"] > 1 else ["auto"]:
+            snap = runner.start(q["question"], run_config(q["question"], mode, max_iterations))
+            result = runner.result(snap.run_id)
+            if result is None:
+                rows.append({"id": q["id"], "asked": mode, "status": snap.status, "error": snap.error})
+                print(f"run  {q['id']:>4} {mode}: {snap.status} {snap.error}", flush=True)
+                continue
+            row = {"id": q["id"], "asked": mode, "run_id": snap.run_id, **measure(result, q, texts)}
+            rows.append(row)
+            print(f"run  {q['id']:>4} {mode}: {json.dumps(row)}", flush=True)
+    return rows
+
+
+def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Summed figures and the goal ratios."""
+    ok = [r for r in rows if "statements" in r]
+    s = {k: sum(r[k] for r in ok) for k in ("statements", "cited", "supported", "uncited", "findings", "on_topic")}
+    s.update({k: sum(r[k] for r in ok) for k in ("aspects", "aspects_total", "dropped", "llm_calls", "tokens")})
+    s["runs"] = len(ok)
+    s["supported_share"] = round(s["supported"] / s["statements"], 3) if s["statements"] else None
+    s["uncited_share"] = round(s["uncited"] / s["statements"], 3) if s["statements"] else None
+    s["on_topic_share"] = round(s["on_topic"] / s["findings"], 3) if s["findings"] else None
+    s["aspects_share"] = round(s["aspects"] / s["aspects_total"], 3) if s["aspects_total"] else None
+    s["wall_s"] = round(sum(r["wall_s"] for r in ok), 1)
+    return s
+
+
+def main() -> None:
+    """Measure and print the figures for bench/README.md."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", default=None, help="comma-separated ids (default: all)")
+    parser.add_argument("--library", type=Path, default=DEFAULT_LIBRARY, help="cached index of the manuals")
+    parser.add_argument("--max-iterations", type=int, default=6)
+    parser.add_argument("--modes", default="flat,hierarchical", help="modes for multi-part questions")
+    parser.add_argument("--skip-mode", action="store_true")
+    parser.add_argument("--skip-runs", action="store_true")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    chosen = [q for q in spec if args.questions is None or q["id"] in args.questions.split(",")]
+    print(f"# research_quality  {time.strftime('%Y-%m-%d %H:%M')}  {machine()}", flush=True)
+    figures: dict[str, Any] = {"machine": machine()}
+    pages = ensure_manuals()
+    figures["library"] = build_library(args.library, pages)
+    figures["library"]["search"] = search_latency(args.library, spec)
+    print("library:", json.dumps(figures["library"]), flush=True)
+    texts = page_texts(args.library)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Path(tmp) / "arbor.db"
+            shutil.copy(args.library, db)
+            if not args.skip_mode:
+                runner = Runner(db, llm_settings=LLMSettings(provider="local", timeout_s=900))
+                figures["mode"] = mode_check(runner, chosen)
+                right = sum(r["right"] for r in figures["mode"])
+                print(f"mode: {right}/{len(figures['mode'])} right", flush=True)
+            if not args.skip_runs:
+                run_questions = [q for q in chosen if q.get("run") or args.questions]
+                figures["runs"] = research_runs(db, run_questions, texts, args.max_iterations, args.modes.split(","))
+                for label, keep in (
+                    ("flat", lambda r: r["asked"] == "flat"),
+                    ("hierarchical", lambda r: r["asked"] == "hierarchical"),
+                    ("auto (single facts)", lambda r: r["asked"] == "auto"),
+                    ("all", lambda r: True),
+                ):
+                    figures.setdefault("totals", {})[label] = totals([r for r in figures["runs"] if keep(r)])
+                    print(f"totals {label}: {json.dumps(figures['totals'][label])}", flush=True)
+    finally:
+        stop_shared_server()
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""The shape of a question, read by code: its parts, its named subjects, and whether it has several parts.
+
+These signals do not depend on the LLM, so a small model's bias cannot talk a multi-part question
+down to flat research, and a sub-question that lost its subject ("When should each option be
+used?") can be made to stand alone again.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from research_core.text.words import content_words
+
+# Words that open a question clause, in English.
+_WH = r"(?:what|how|which|why|when|where|who|whom|whose|is|are|does|do|can|should|explain|describe|list)"
+# Comparison or multi-aspect wording, each with the name of the signal it gives.
+_SIGNALS: list[tuple[str, str]] = [
+    (r"\bcompar(e|es|ed|ing|ison)\b", "asks for a comparison"),
+    (r"\b(vs\.?|versus)\b", "names options to weigh against each other"),
+    (r"\bdiffer(s|ence|ences|ent)?\b.*\b(and|from|between)\b", "asks how named options differ"),
+    (r"\bbetween\b\s+\S+.*\band\b", "asks about the relation between named options"),
+    (r"\bpros and cons\b|\badvantages and disadvantages\b|\bstrengths and weaknesses\b", "weighs pros and cons"),
+    (r"\btrade-?offs?\b", "asks for trade-offs"),
+    (r"\bcauses?\b.*\b(effects?|consequences?|impact)\b", "asks for causes and effects"),
+    (r"\b(competing|opposing)\b|\bboth sides\b|\barguments? for and against\b", "weighs competing positions"),
+    (r"\bevaluate\b.*\b(positions?|views?|claims?|arguments?)\b", "weighs competing positions"),
+    (r"比較|違い|それぞれ|対比|長所と短所", "asks for a comparison"),
+]
+_LIST = re.compile(r"\w[^,;:]*,\s*[^,;:]+,?\s+(and|or)\s+\w", re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(
+    rf"\?\s*|？|;\s*|:\s+(?={_WH}\b)|,\s*(?:and\s+|or\s+|then\s+)?(?={_WH}\b)|\s+and\s+(?=(?:what|how|which|why|when|where|who)\b)",
+    re.IGNORECASE,
+)
+_JA_CLAUSE_SPLIT = re.compile(r"[、。]\s*(?=.*(?:説明|比較|教えて|述べ))|し、")
+_NAME = re.compile(
+    r"(?<![A-Za-z0-9_.])([A-Z][A-Za-z0-9_.+#-]*[A-Z0-9][A-Za-z0-9_.+#-]*|[A-Z][a-z]+\b(?:\s+[A-Z][a-z]+\b)*"
+    r"|[A-Za-z0-9_]*[_.][A-Za-z0-9_.]+[A-Za-z0-9_]|\d{3,4})"
+)
+_NOT_NAMES = frozenset(
+    [
+        "What",
+        "How",
+        "Which",
+        "Why",
+        "When",
+        "Where",
+        "Who",
+        "Whom",
+        "Whose",
+        "Is",
+        "Are",
+        "Does",
+        "Do",
+        "Can",
+        "Should",
+        "Compare",
+        "Explain",
+        "Describe",
+        "List",
+        "Give",
+        "Evaluate",
+        "Discuss",
+        "I",
+        "The",
+        "A",
+        "An",
+        "In",
+        "On",
+        "For",
+        "Of",
+        "And",
+        "Or",
+    ]
+)
+
+# Question words that carry no topic: a source sharing only these with the question is off-topic.
+GENERIC_WORDS = frozenset(
+    [
+        "compare",
+        "comparison",
+        "differ",
+        "difference",
+        "different",
+        "handle",
+        "handled",
+        "work",
+        "works",
+        "working",
+        "support",
+        "supported",
+        "provide",
+        "provided",
+        "offer",
+        "offered",
+        "mean",
+        "means",
+        "use",
+        "used",
+        "using",
+        "usage",
+        "way",
+        "ways",
+        "does",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "main",
+        "key",
+        "important",
+        "role",
+        "feature",
+        "features",
+        "aspect",
+        "aspects",
+        "option",
+        "options",
+        "each",
+        "both",
+        "other",
+        "explain",
+        "describe",
+        "list",
+        "give",
+        "example",
+        "examples",
+        "best",
+        "better",
+        "good",
+        "general",
+        "overview",
+        "kind",
+        "kinds",
+        "type",
+        "types",
+        "approach",
+        "approaches",
+        "affect",
+        "effect",
+        "happen",
+        "help",
+        "make",
+        "made",
+        "need",
+        "needs",
+        "new",
+        "old",
+        "also",
+        "into",
+        "than",
+        "then",
+        "there",
+        "their",
+        "them",
+        "they",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "which",
+        "while",
+        "like",
+        "get",
+        "set",
+        "many",
+        "much",
+        "more",
+        "most",
+        "some",
+        "such",
+        "same",
+        "own",
+        "well",
+    ]
+)
+
+
+def topic_words(question: str) -> set[str]:
+    """The question's content words less the generic question vocabulary."""
+    return {w for w in content_words(question) if w not in GENERIC_WORDS}
+
+
+def question_parts(question: str) -> list[str]:
+    """The question split into its clauses ("what …, how …, and which …"), each trimmed; at least one."""
+    text = " ".join(question.split())
+    pieces = (
+        _CLAUSE_SPLIT.split(text)
+        if not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text)
+        else (_JA_CLAUSE_SPLIT.split(text))
+    )
+    parts = [p.strip(" ,.;:?？。、") for p in pieces if p and len(content_words(p)) >= 2]
+    return parts or [text]
+
+
+def subjects(question: str) -> list[str]:
+    """Names a question is about: capitalised terms past its first word, code-like names, years.
+
+    A plain capitalised first word ("Fast", "Explain") is not a name; a first word with inner
+    capitals or digits ("SQLite", "PostgreSQL") is.
+    """
+    found: dict[str, None] = {}
+    lead = len(question) - len(question.lstrip())
+    for match in _NAME.finditer(question):
+        words = [w for w in match.group(1).strip(".").split() if w not in _NOT_NAMES]
+        if match.start() == lead and words and re.fullmatch(r"[A-Z][a-z]+", words[0]):
+            words = words[1:]
+        name = re.sub(r"['’]s$", "", " ".join(words))
+        if name:
+            found.setdefault(name, None)
+    return list(found)
+
+
+def multi_part_signals(question: str) -> list[str]:
+    """Reasons, read from the wording alone, that the question has several distinct parts (empty: none)."""
+    text = " ".join(question.split())
+    reasons: list[str] = []
+    for pattern, reason in _SIGNALS:
+        if re.search(pattern, text, re.IGNORECASE) and reason not in reasons:
+            reasons.append(reason)
+    names = subjects(text)
+    if (
+        any(
+            re.search(rf"{re.escape(a)}\W+(?:\w+\W+)?(and|or|vs\.?|versus|,)\s+(?:\w+\W+)?{re.escape(b)}", text)
+            for a, b in pairwise(names)
+        )
+        and "asks how named options differ" not in reasons
+    ):
+        reasons.append("asks about several named options")
+    if text.count("?") + text.count("？") > 1:
+        reasons.append("asks several questions")
+    parts = question_parts(text)
+    if len(parts) > 1:
+        reasons.append(f"has {len(parts)} clauses")
+    elif _LIST.search(text):
+        reasons.append("lists several aspects or options")
+    return reasons
+
+
+def stand_alone(sub_question: str, question: str) -> str:
+    """The sub-question, with the main question's subjects added when it names none of them.
+
+    "When should each option be used?" under "Compare PostgreSQL and SQLite" becomes
+    "When should each option be used (PostgreSQL, SQLite)?", so it can be searched on its own.
+    """
+    names = subjects(question)
+    lowered = sub_question.lower()
+    if not names or any(n.lower() in lowered for n in names):
+        return sub_question
+    body = sub_question.rstrip().rstrip("?？").rstrip()
+    return f"{body} ({', '.join(names[:4])})?"

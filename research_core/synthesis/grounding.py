@@ -1,0 +1,127 @@
+"""Grounded writing: every factual statement cites a source whose text supports it, or it goes.
+
+The model writes; the engine checks each statement (a sentence of five or more words that is not
+a heading, a "no evidence" remark or part of a limitations section):
+- a citation whose source does not support the statement is removed;
+- a statement left without a citation gets the best-supporting source among those allowed;
+- a statement no allowed source supports is removed, and counted.
+
+Support is lexical (`research.evidence.support_share` against the source's passage), so it
+holds whatever model wrote the text. Text carries citations as `[[src:<id>]]` markers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from research_core.citations import cited_source_ids
+from research_core.research.evidence import SUPPORT_BAR, source_text, support_share
+
+_MARKER = re.compile(r"\s*\[\[src:([0-9a-f]+)\]\]")
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
+_BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
+_NOT_A_CLAIM = re.compile(
+    r"no (evidence|findings|sources?|information)|not (found|covered|answered|researched)|unanswered|could not|"
+    r"did not find|do(es)? not (say|cover|mention|address)|remains? (open|unanswered)|rests on (a single|one) source|"
+    r"not enough evidence",
+    re.IGNORECASE,
+)
+_UNCHECKED_SECTION = re.compile(r"limitation|gap|caveat|open question|sources|references", re.IGNORECASE)
+MIN_CLAIM_WORDS = 5
+# a bold label such as "**Verdict: validated** (confidence 7/10)" states no fact of its own
+_LABEL = re.compile(r"^\*\*[^*]+\*\*\s*(\([^)]*\))?\s*[.:]?$")
+# "claim. [[src:a]]" -> "claim [[src:a]]." so a citation stays with the sentence it follows
+_CITE_AFTER_STOP = re.compile(r"([.!?。！？])((?:\s*\[\[src:[0-9a-f]+\]\])+)")
+
+
+@dataclass
+class Grounded:
+    """The checked text and its counts."""
+
+    text: str
+    statements: int = 0
+    supported: int = 0
+    attached: int = 0
+    removed: list[str] = field(default_factory=list)
+
+
+def is_claim(sentence: str) -> bool:
+    """A sentence that asserts something a source must back (see the module docstring)."""
+    bare = _MARKER.sub("", sentence).strip()
+    if bare.endswith(":") or bare.startswith("#") or _LABEL.match(bare):
+        return False
+    return len(re.findall(r"\w+", bare)) >= MIN_CLAIM_WORDS and not _NOT_A_CLAIM.search(bare)
+
+
+def _with_marker(sentence: str, sid: str) -> str:
+    """Put a citation before the sentence's final punctuation."""
+    match = re.search(r"([.!?。！？]+[\"')\]]*)$", sentence)
+    if match:
+        return f"{sentence[: match.start()].rstrip()} [[src:{sid}]]{match.group(1)}"
+    return f"{sentence.rstrip()} [[src:{sid}]]"
+
+
+def _ground_sentence(sentence: str, sources: Mapping[str, Mapping], out: Grounded) -> str | None:
+    """The sentence with only supporting citations (one attached if needed), or None to remove it."""
+    bare = _MARKER.sub("", sentence).strip()
+    texts = {sid: source_text(dict(s)) for sid, s in sources.items()}
+    kept = [
+        sid for sid in cited_source_ids(sentence) if sid in texts and support_share(bare, texts[sid]) >= SUPPORT_BAR
+    ]
+    out.statements += 1
+    if kept:
+        out.supported += 1
+        cleaned = _MARKER.sub(lambda m: f" [[src:{m.group(1)}]]" if m.group(1) in kept else "", sentence)
+        return cleaned.strip()
+    scored = sorted(((support_share(bare, t), sid) for sid, t in texts.items()), reverse=True)
+    if scored and scored[0][0] >= SUPPORT_BAR:
+        out.supported += 1
+        out.attached += 1
+        return _with_marker(bare, scored[0][1])
+    out.removed.append(bare)
+    return None
+
+
+def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
+    """Check every factual statement of `text` against `sources` (id -> source record)."""
+    out = Grounded(text="")
+    text = _CITE_AFTER_STOP.sub(r"\2\1", text)
+    lines: list[str] = []
+    unchecked = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            unchecked = bool(_UNCHECKED_SECTION.search(stripped))
+            lines.append(line)
+            continue
+        if not stripped or unchecked:
+            lines.append(line)
+            continue
+        bullet = _BULLET.match(line)
+        prefix = bullet.group(1) if bullet else ""
+        body = line[len(prefix) :]
+        kept = []
+        for sentence in _SENTENCE.split(body):
+            if not is_claim(sentence):
+                kept.append(sentence)
+                continue
+            grounded = _ground_sentence(sentence, sources, out)
+            if grounded is not None:
+                kept.append(grounded)
+        rebuilt = " ".join(s for s in kept if s.strip())
+        if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
+            lines.append(prefix + rebuilt)
+    out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    return out
+
+
+def grounding_note(result: Grounded) -> str:
+    """One line for the reasoning log."""
+    note = f"{result.supported} of {result.statements} statements supported by their sources"
+    if result.attached:
+        note += f"; {result.attached} citation(s) attached by the engine"
+    if result.removed:
+        note += f"; {len(result.removed)} unsupported statement(s) removed"
+    return note

@@ -1,0 +1,68 @@
+"""The question's shape, read by code: parts, subjects, multi-part wording, standalone sub-questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from research_core.nodes.classify import mode_from_signals
+from research_core.planning.question_shape import multi_part_signals, question_parts, stand_alone, subjects
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Compare how PostgreSQL and SQLite handle concurrent writes and locking.",
+        "What caused the Great Depression, how did it spread, and which reforms followed?",
+        "Evaluate the competing positions of Keynesian and Austrian economists on the 1929 crash.",
+        "What are the pros and cons of SQLite for web apps, and when should PostgreSQL be chosen instead?",
+        "PostgreSQLとSQLiteのインデックスの種類を比較し、それぞれの使いどころを説明してください。",
+        "React vs Vue for a small team",
+        "What were the economic, social and political effects of the printing press?",
+        "How do PostgreSQL and SQLite differ in their JSON support?",
+        "What is MVCC? How does PostgreSQL use it?",
+    ],
+)
+def test_multi_part_questions_are_recognised_by_their_wording(question):
+    assert multi_part_signals(question), question
+    mode, why = mode_from_signals(question, multi_part_signals(question), "simple")
+    assert mode == "hierarchical" and why  # the model saying "simple" cannot talk it down
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does the SQLite VACUUM command do?",
+        "What is the default port of a PostgreSQL server?",
+        "Who wrote Hamlet?",
+        "What is quantum computing?",
+        "How large can an SQLite database file be?",
+    ],
+)
+def test_single_facts_stay_flat_even_when_the_model_calls_them_complex(question):
+    assert multi_part_signals(question) == []
+    assert mode_from_signals(question, [], "complex")[0] == "flat"
+    assert mode_from_signals(question, [], "simple")[0] == "flat"
+
+
+def test_a_long_question_the_model_calls_complex_goes_hierarchical():
+    question = (
+        "I need to understand the history of relational database engines from the seventies until the present day"
+    )
+    assert mode_from_signals(question, multi_part_signals(question), "complex")[0] == "hierarchical"
+
+
+def test_parts_and_subjects():
+    q = (
+        "What transaction isolation levels does PostgreSQL offer, how does SQLite isolate transactions, "
+        "and which settings of Python's sqlite3 module control them?"
+    )
+    assert len(question_parts(q)) == 3
+    assert subjects(q)[:3] == ["PostgreSQL", "SQLite", "Python"]
+    assert subjects("Fast branch: how does SQLite handle writers?") == ["SQLite"]
+    assert subjects("PostgreSQLとSQLiteを比較") == ["PostgreSQL", "SQLite"]
+
+
+def test_a_sub_question_without_its_subject_is_made_to_stand_alone():
+    q = "Compare PostgreSQL and SQLite for embedded use"
+    assert stand_alone("When should each option be used?", q) == "When should each option be used (PostgreSQL, SQLite)?"
+    assert stand_alone("When should SQLite be used?", q) == "When should SQLite be used?"

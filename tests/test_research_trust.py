@@ -1,0 +1,166 @@
+"""What the engine guarantees whatever the model says: mode, on-topic evidence, grounded statements,
+approved branches kept (tests/test_deep_research.py), honest coverage, standalone sub-questions."""
+
+from __future__ import annotations
+
+import json
+
+from research_core.export import to_markdown
+from research_core.search.library import DocumentLibrary
+from research_core.stopping import branch_stop_decision
+from tests.conftest import config, make_runner
+from tests.fakes.llm_server import ScriptedLLM, serve
+
+SQLITE_DOC = (
+    "# SQLite locking\n\nSQLite allows many concurrent readers but only one writer at a time. "
+    "A writer takes a RESERVED lock and then an EXCLUSIVE lock to commit its transaction."
+)
+SQLITE_WAL = (
+    "# SQLite write-ahead log\n\nIn WAL mode SQLite readers do not block the writer, and the writer does not "
+    "block readers, so concurrent readers keep working while one writer commits."
+)
+OFF_TOPIC = (
+    "# Front-end frameworks\n\nReact and Vue handle concurrent rendering of user interfaces in the browser. "
+    "Writers of JavaScript components prefer a virtual DOM."
+)
+
+
+def _library_runner(tmp_path, url):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_text("sqlite-locking.md", SQLITE_DOC, kind="md")
+    library.add_text("sqlite-wal.md", SQLITE_WAL, kind="md")
+    library.add_text("frameworks.md", OFF_TOPIC, kind="md")
+    return make_runner(tmp_path, url, backends=[library])
+
+
+def test_an_off_topic_library_document_never_reaches_findings_or_the_report(tmp_path):
+    with serve(ScriptedLLM()) as (url, _):
+        runner = _library_runner(tmp_path, url)
+        snap = runner.start(
+            "How does SQLite handle concurrent writers?",
+            config(mode="flat", auto_approve=True, search_backends=["library"]),
+        )
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    by_id = {s.id: s for s in result.sources}
+    cited = {by_id[sid].url for f in result.sub_questions[0]["findings"] for sid in f["source_ids"]}
+    assert cited and all("sqlite" in u for u in cited)
+    assert "React" not in result.final_answer and "virtual DOM" not in result.final_answer
+    refused = [e.message for e in result.log if e.kind == "evidence" and "off-topic" in e.message]
+    assert refused and "Front-end frameworks" in refused[0]
+    # every finding names one source, never several pages at once
+    assert all(len(f["source_ids"]) == 1 for f in result.sub_questions[0]["findings"])
+
+
+def test_a_multi_part_question_goes_hierarchical_when_the_model_says_simple(tmp_path):
+    simple = json.dumps({"complexity": "simple", "reasoning": "one topic"})
+    with serve(ScriptedLLM(script={"classify": simple})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(
+            "What caused the Great Depression, how did it spread, and which reforms followed?", config(mode="auto")
+        )
+    assert snap.status == "awaiting_review"  # decomposed: a plan waits for review
+    assert snap.mode == "hierarchical"
+    why = next(e for e in snap.log if e["node"] == "classify_question")
+    assert "3 clauses" in why["reasoning"]
+
+
+def test_an_unsupported_statement_is_removed_and_counted(tmp_path):
+    answer = (
+        "SQLite allows many concurrent readers but only one writer at a time [1]. "
+        "SQLite was designed on the Moon by a committee of astronauts in 1850."
+    )
+    with serve(ScriptedLLM(script={"synthesize_branch": [answer]})) as (url, _):
+        runner = _library_runner(tmp_path, url)
+        snap = runner.start(
+            "How does SQLite handle concurrent writers?",
+            config(mode="flat", auto_approve=True, search_backends=["library"], verify_citations=False),
+        )
+    result = runner.result(snap.run_id)
+    assert "Moon" not in result.final_answer
+    assert result.synthesis.statements_checked == 2 and result.synthesis.statements_supported == 1
+    assert "1 of 2 statements supported" in to_markdown(result)
+    grounding = next(e for e in result.log if e.kind == "grounding")
+    assert "Moon" in grounding.reasoning
+
+
+def test_near_duplicate_findings_merge(tmp_path):
+    twice = json.dumps(
+        {
+            "findings": [
+                {
+                    "text": "SQLite allows many concurrent readers but only one writer at a time.",
+                    "confidence": 0.8,
+                    "sources": [1],
+                },
+                {
+                    "text": "SQLite allows many concurrent readers, but only one writer at one time.",
+                    "confidence": 0.8,
+                    "sources": [1],
+                },
+            ],
+            "reasoning": "r",
+        }
+    )
+    with serve(ScriptedLLM(script={"extract_findings": [twice]})) as (url, _):
+        runner = _library_runner(tmp_path, url)
+        snap = runner.start(
+            "How does SQLite handle concurrent writers?",
+            config(mode="flat", auto_approve=True, search_backends=["library"]),
+        )
+    result = runner.result(snap.run_id)
+    first = [f for f in result.sub_questions[0]["findings"] if f["iteration"] == 1]
+    assert len(first) == 1
+    assert any("merged into an earlier finding" in e.message for e in result.log)
+
+
+def test_a_branch_without_evidence_is_a_gap_whatever_the_model_says(tmp_path):
+    everything = json.dumps({"covered": ["all of it"], "gaps": [], "sufficient": True, "reasoning": "looks complete"})
+    plan = {
+        "question": "Compare React and Vue",
+        "sub_questions": [
+            {"id": "sq_001", "question_text": "How does React render components?", "priority": 0.9},
+            {"id": "sq_002", "question_text": "What did Zorblax Quuxington say about Vue in 1850?", "priority": 0.5},
+        ],
+    }
+    with serve(ScriptedLLM(script={"assess_coverage": [everything]})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start("Compare React and Vue", config(auto_approve=True, adaptive_plan=False), plan=plan)
+    result = runner.result(snap.run_id)
+    gaps = result.coverage["gaps"]
+    assert any("Zorblax" in g and "no evidence found" in g for g in gaps), gaps
+    assert result.coverage["sufficient"] is False
+    assert "How does React render components?" in result.coverage["covered"]
+    zorblax = next(b for b in result.sub_questions if b["id"] == "sq_002")
+    assert zorblax["synthesis"].startswith("No evidence found")
+
+
+def test_sub_questions_stand_alone_and_every_part_of_the_question_gets_one(tmp_path):
+    two = json.dumps(
+        {
+            "strategy": "by option",
+            "reasoning": "r",
+            "sub_questions": [
+                {"question": "How do PostgreSQL transactions isolate readers?", "priority": 0.9},
+                {"question": "When should each option be used?", "priority": 0.5},
+            ],
+        }
+    )
+    question = (
+        "How does PostgreSQL isolate transactions, how does SQLite lock its database file, "
+        "and which settings of Python's sqlite3 module control transactions?"
+    )
+    with serve(ScriptedLLM(script={"decompose": [two]})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(question, config(mode="hierarchical", max_sub_questions=5))
+    texts = [s["question_text"] for s in snap.pending["sub_questions"]]
+    assert "When should each option be used (PostgreSQL, SQLite, Python)?" in texts
+    assert any("SQLite lock its database file" in t for t in texts)
+    assert any("sqlite3 module control transactions" in t for t in texts)
+
+
+def test_thin_evidence_keeps_a_branch_searching_while_its_budget_allows():
+    # two confident findings from one page: keep looking
+    assert not branch_stop_decision(1, 4, 2, [0.9, 0.8], distinct_sources=1).stop
+    assert branch_stop_decision(1, 4, 2, [0.9, 0.8], distinct_sources=2).stop
+    assert branch_stop_decision(4, 4, 2, [0.9, 0.8], distinct_sources=1).stop  # the budget still ends it
