@@ -508,6 +508,7 @@ def _compare(runner: Runner, args: argparse.Namespace) -> int:
         "cost_usd",
         "findings",
         "distinct_sources",
+        "statements_supported",
         "citations_supported",
         "coverage_gaps",
     ]

@@ -66,6 +66,8 @@ class RunMetrics(BaseModel):
     distinct_sources: int
     citations_checked: int
     citations_supported: int
+    statements_checked: int = 0
+    statements_supported: int = 0
     coverage_covered: int | None
     coverage_gaps: int | None
 
@@ -108,6 +110,8 @@ def metrics(result: RunResult) -> RunMetrics:
         distinct_sources=len({s.url for s in result.sources}),
         citations_checked=result.synthesis.citations_checked,
         citations_supported=result.synthesis.citations_supported,
+        statements_checked=result.synthesis.statements_checked,
+        statements_supported=result.synthesis.statements_supported,
         coverage_covered=len(cov.get("covered", [])) if result.coverage else None,
         coverage_gaps=len(cov.get("gaps", [])) if result.coverage else None,
     )

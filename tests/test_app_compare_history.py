@@ -34,6 +34,7 @@ METRICS = [
     "Cost (USD)",
     "Findings",
     "Distinct sources",
+    "Statements supported",
     "Citations supported",
     "Coverage",
 ]
@@ -95,6 +96,7 @@ def test_comparing_two_finished_runs_shows_every_figure_and_the_judgement(env: d
         str(hier_result.synthesis.total_findings),
     ]
     assert all(" of " in value for value in table.loc["Citations supported"])  # e.g. "4 of 4 (100%)"
+    assert all(" of " in value for value in table.loc["Statements supported"])  # every statement counted
     assert list(table.loc["Coverage"]) == ["1 covered, 0 gaps", "1 covered, 0 gaps"]
     body = texts(at.markdown)
     assert "#### Left (flat)" in body and "#### Right (hierarchical)" in body

@@ -36,3 +36,9 @@ def test_a_citation_after_the_full_stop_stays_with_its_sentence():
     out = ground_text("- SQLite allows many readers but only one writer. [[src:aaa111]]", SOURCES)
     assert out.text == "- SQLite allows many readers but only one writer [[src:aaa111]]."
     assert out.supported == 1 and out.attached == 0
+
+
+def test_a_comparison_is_supported_by_its_two_sources_together():
+    text = "SQLite readers and writer versus PostgreSQL multiversion snapshots, decided differently here."
+    out = ground_text(text, SOURCES)
+    assert out.supported == 1 and "[[src:aaa111]]" in out.text and "[[src:bbb222]]" in out.text

@@ -113,3 +113,45 @@ def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", result.final_answer)}
     assert all(1 <= n <= len(result.sources) for n in cited)
     assert result.costs.total_usd == 0 and result.costs.llm_calls >= 5
+
+
+def test_real_multi_part_question_goes_hierarchical_in_auto_mode(local_runner):
+    """Auto mode with the embedded model: a three-part question is decomposed, not researched flat."""
+    question = "What causes table bloat in PostgreSQL, how does autovacuum work, and which settings tune it?"
+    snap = local_runner.start(question, build_run_config(None, question, mode="auto", search_backends=["library"]))
+    assert snap.mode == "hierarchical" and snap.status == "awaiting_review", snap.log[-3:]
+    assert len(snap.pending["sub_questions"]) >= 2
+    local_runner.delete(snap.run_id)
+
+
+UNRELATED = (
+    "# Vaccines\n\nEdward Jenner developed the smallpox vaccine in 1796. Vaccines train the immune system "
+    "to recognise a pathogen; concurrent vaccination campaigns reached millions of readers of public notices."
+)
+LOCKING = (
+    "# SQLite locking\n\nSQLite allows many concurrent readers but only one writer at a time. A writer takes a "
+    "RESERVED lock, then a PENDING lock, then an EXCLUSIVE lock to commit. In WAL mode readers do not block "
+    "the writer and the writer does not block readers."
+)
+
+
+def test_real_run_never_reports_an_unrelated_library_document(local_runner):
+    from research_core.search.library import DocumentLibrary
+
+    library = DocumentLibrary(local_runner.db_path)
+    library.add_text("sqlite-locking.md", LOCKING, kind="md")
+    library.add_text("vaccines.md", UNRELATED, kind="md")
+    question = "How does SQLite handle concurrent readers and writers?"
+    config = build_run_config(
+        None, question, mode="flat", search_backends=["library"], auto_approve=True, max_iterations=3
+    )
+    snap = local_runner.start(question, config)
+    assert snap.status in ("completed", "completed_with_fallback"), snap.error
+    result = local_runner.result(snap.run_id)
+    by_id = {s.id: s for s in result.sources}
+    cited = {by_id[sid].url for sq in result.sub_questions for f in sq["findings"] for sid in f["source_ids"]}
+    assert "library://vaccines.md" not in cited
+    assert "vaccin" not in result.final_answer.lower() and "Jenner" not in result.final_answer
+    # every factual statement of the report is counted, and the kept ones are supported
+    s = result.synthesis
+    assert s.statements_supported <= s.statements_checked

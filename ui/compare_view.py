@@ -33,6 +33,7 @@ METRIC_LABELS: tuple[str, ...] = (
     "Cost (USD)",
     "Findings",
     "Distinct sources",
+    "Statements supported",
     "Citations supported",
     "Coverage",
 )
@@ -61,6 +62,14 @@ def citations_text(m: RunMetrics) -> str:
     return f"{m.citations_supported} of {m.citations_checked} ({share}%)"
 
 
+def statements_text(m: RunMetrics) -> str:
+    """`9 of 10 (90%)`: the report's factual statements a cited source supports."""
+    if not m.statements_checked:
+        return "none written"
+    share = round(100 * m.statements_supported / m.statements_checked)
+    return f"{m.statements_supported} of {m.statements_checked} ({share}%)"
+
+
 def coverage_text(m: RunMetrics) -> str:
     """`2 covered, 1 gap`, or `not assessed`."""
     if m.coverage_covered is None and m.coverage_gaps is None:
@@ -80,6 +89,7 @@ def metric_values(m: RunMetrics) -> list[str]:
         widgets.usd_amount(m.cost_usd),
         str(m.findings),
         str(m.distinct_sources),
+        statements_text(m),
         citations_text(m),
         coverage_text(m),
     ]

@@ -27,6 +27,7 @@ from research_core.schemas import (
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
 from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
+from research_core.text.windows import best_window
 from research_core.stopping import branch_stop_decision
 
 logger = logging.getLogger(__name__)
@@ -216,7 +217,10 @@ def extract_findings(
     supports, findings not about the branch and near-repeats of known findings are refused and logged.
     """
     chars = prompt_budget(services)[1]
-    listing = "\n\n".join(f"[{i}] {s.title}\n{s.url}\n{s.snippet[:chars]}" for i, s in enumerate(sources, start=1))
+    focus = topic or branch.question_text
+    listing = "\n\n".join(
+        f"[{i}] {s.title}\n{s.url}\n{best_window(s.snippet, focus, chars)}" for i, s in enumerate(sources, start=1)
+    )
     system, user = render_prompt("extract_findings", sub_question=research_focus(branch), sources=listing)
     try:
         out, entries = services.llm.structured(

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm import StructuredOutputError
+from research_core.planning.question_shape import stand_alone
 from research_core.prompts import render_prompt
 from research_core.revision import apply_revision, keep_approved_branches, revision_is_empty, vet_revision
 from research_core.schemas import LogEntry, PlanRevisionOutput
@@ -47,6 +48,8 @@ def revise_plan(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         )
         return {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
     changes, notes = vet_revision(out, branches, config)
+    for item in changes["add"]:
+        item["question_text"] = stand_alone(item["question_text"], payload["question"])
     if not config.step_mode:
         changes, kept = keep_approved_branches(changes, branches)
         notes += kept

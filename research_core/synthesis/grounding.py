@@ -75,11 +75,20 @@ def _ground_sentence(sentence: str, sources: Mapping[str, Mapping], out: Grounde
         out.supported += 1
         cleaned = _MARKER.sub(lambda m: f" [[src:{m.group(1)}]]" if m.group(1) in kept else "", sentence)
         return cleaned.strip()
+    cited = [sid for sid in cited_source_ids(sentence) if sid in texts]
+    if len(cited) > 1 and support_share(bare, " ".join(texts[sid] for sid in cited)) >= SUPPORT_BAR:
+        # a comparison drawing on several cited sources: together they support it
+        out.supported += 1
+        return sentence.strip()
     scored = sorted(((support_share(bare, t), sid) for sid, t in texts.items()), reverse=True)
     if scored and scored[0][0] >= SUPPORT_BAR:
         out.supported += 1
         out.attached += 1
         return _with_marker(bare, scored[0][1])
+    if len(scored) > 1 and support_share(bare, f"{texts[scored[0][1]]} {texts[scored[1][1]]}") >= SUPPORT_BAR:
+        out.supported += 1
+        out.attached += 2
+        return _with_marker(_with_marker(bare, scored[0][1]), scored[1][1])
     out.removed.append(bare)
     return None
 
