@@ -27,8 +27,8 @@ from research_core.schemas import (
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
 from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
-from research_core.text.windows import best_window
 from research_core.stopping import branch_stop_decision
+from research_core.text.windows import best_window
 
 logger = logging.getLogger(__name__)
 
