@@ -97,7 +97,8 @@ def test_comparing_two_finished_runs_shows_every_figure_and_the_judgement(env: d
     ]
     assert all(" of " in value for value in table.loc["Citations supported"])  # e.g. "4 of 4 (100%)"
     assert all(" of " in value for value in table.loc["Statements supported"])  # every statement counted
-    assert list(table.loc["Coverage"]) == ["1 covered, 0 gaps", "1 covered, 0 gaps"]
+    # coverage counts what was researched: the flat run's one branch, the hierarchical run's three
+    assert list(table.loc["Coverage"]) == ["1 covered, 0 gaps", "3 covered, 0 gaps"]
     body = texts(at.markdown)
     assert "#### Left (flat)" in body and "#### Right (hierarchical)" in body
     assert body.count("The research answers the question") == 1  # the hierarchical report, once

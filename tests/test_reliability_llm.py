@@ -298,12 +298,15 @@ def test_a_revision_with_priority_7_and_unknown_ids_changes_nothing_unsafe(tmp_p
 
 
 def test_classification_outside_the_schema_uses_the_pattern_check(tmp_path):
-    with serve(ScriptedLLM(script={"classify": json.dumps({"complexity": "medium"})})) as (url, _):
+    with serve(ScriptedLLM(script={"classify": json.dumps({"complexity": "medium"})})) as (url, script):
         runner = make(tmp_path, url)
         snap = runner.start(QUESTION, config(auto_approve=True))
-    assert snap.status == "completed", snap.error
-    assert snap.mode == "hierarchical"  # "compare" makes the pattern check choose it
-    assert any(e["kind"] == "fallback" and "pattern check" in e["message"] for e in snap.log)
+        assert snap.status == "completed", snap.error
+        assert snap.mode == "hierarchical"  # "compare": its wording decides, the model is not even asked
+        assert script.count("classify") == 0
+        single = runner.start("What is the speed of light in a vacuum?", config(auto_approve=True))
+    assert single.mode == "flat"
+    assert any(e["kind"] == "fallback" and "pattern check" in e["message"] for e in single.log)
 
 
 def test_faults_in_parallel_branches_never_hang_the_run(tmp_path):

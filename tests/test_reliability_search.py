@@ -104,7 +104,14 @@ def test_a_rate_limit_that_clears_is_invisible_to_the_run(tmp_path, llm):
     def limited_once(query, n):
         if len(calls) == 1:
             raise RatelimitException("429 Too Many Requests")
-        return [{"href": f"https://example.org/{i}", "title": f"Vue {i}", "body": "Vue is reactive."} for i in range(n)]
+        return [
+            {
+                "href": f"https://example.org/{i}",
+                "title": f"Vue {i}",
+                "body": "Vue is a reactive framework for web applications.",
+            }
+            for i in range(n)
+        ]
 
     runner = make_runner(tmp_path, llm[0], backends=[web(limited_once, calls, max_retries=2)])
     snap = runner.start(QUESTION, cfg(search_backends=["ddg"]))

@@ -91,7 +91,8 @@ def test_the_key_is_sent_only_as_the_authorization_header(tmp_path):
 def test_an_endpoint_echoing_the_key_in_its_error_does_not_leak_it(tmp_path, env_key, caplog):
     caplog.set_level(logging.DEBUG)
     echo = json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}", "type": "invalid_request_error"}})
-    faults = {task: Fault(status=status, body=echo) for task, status in [("classify", 401)]}
+    # the run's first call fails: classify, or decompose when the wording alone decides the mode
+    faults = {task: Fault(status=status, body=echo) for task, status in [("classify", 401), ("decompose", 401)]}
     with serve(ScriptedLLM(script=faults)) as (url, _):
         settings = LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0)
         runner = Runner(tmp_path / "arbor.db", llm_settings=settings, api_key=KEY, backends=[FixtureSearch()])
@@ -107,7 +108,8 @@ def test_an_endpoint_echoing_the_key_in_its_error_does_not_leak_it(tmp_path, env
 def test_other_error_bodies_echoing_the_key_do_not_leak_it(tmp_path, status, caplog):
     caplog.set_level(logging.DEBUG)
     echo = json.dumps({"error": {"message": f"bad request for key {KEY}"}})
-    with serve(ScriptedLLM(script={"classify": Fault(status=status, body=echo)})) as (url, _):
+    fault = Fault(status=status, body=echo)
+    with serve(ScriptedLLM(script={"classify": fault, "decompose": fault})) as (url, _):
         settings = LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0)
         runner = Runner(tmp_path / "arbor.db", llm_settings=settings, api_key=KEY, backends=[FixtureSearch()])
         snap = runner.start(QUESTION, config(auto_approve=True))

@@ -120,7 +120,11 @@ def test_a_branch_without_evidence_is_a_gap_whatever_the_model_says(tmp_path):
         "question": "Compare React and Vue",
         "sub_questions": [
             {"id": "sq_001", "question_text": "How does React render components?", "priority": 0.9},
-            {"id": "sq_002", "question_text": "What did Zorblax Quuxington say about Vue in 1850?", "priority": 0.5},
+            {
+                "id": "sq_002",
+                "question_text": "What did Zorblax Quuxington write about llama husbandry?",
+                "priority": 0.5,
+            },
         ],
     }
     with serve(ScriptedLLM(script={"assess_coverage": [everything]})) as (url, _):

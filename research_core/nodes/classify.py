@@ -61,7 +61,7 @@ def classify_question(state: ResearchState, runtime: Runtime[Services]) -> dict:
         entry = LogEntry(
             node="classify_question",
             kind="fallback",
-            message=f"The model could not classify the question; its wording chose {mode}: {why}.",
+            message=f"The model could not classify the question; the pattern check chose {mode}: {why}.",
             reasoning=exc.user_message,
         )
         return {"mode": mode, "costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}

@@ -270,7 +270,7 @@ def extract_findings(
     dropped = len(refused)
     message = f"{len(findings)} new findings"
     if dropped:
-        message += f"; {dropped} refused (unsupported, off-topic or duplicate)"
+        message += f"; {dropped} dropped (no valid source, unsupported, off-topic or duplicate)"
     entry = LogEntry(node="research_step", branch=branch.id, message=message, reasoning=out.reasoning)
     log = [entry.model_dump()]
     if refused:

@@ -50,7 +50,9 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
     children: list[dict] = payload.get("children", [])
     if not findings and not children:
         reason = branch.stop_reason or "no usable search results"
-        text = f"No evidence found: no finding passed the evidence checks for this sub-question ({reason})."
+        text = (
+            f"No evidence found. No findings were gathered for this sub-question ({reason}), so it remains unanswered."
+        )
         log.append(
             LogEntry(node="synthesize_branch", branch=branch.id, message="No findings to synthesize.").model_dump()
         )
@@ -254,6 +256,12 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if state.get("mode") == "flat":
         final = markers_to_numbered(pieces[0][1], numbering) if pieces else "No answer could be produced."
         return {"final_answer": final, "status": "completed"}
+    if pieces and not numbering:
+        parts = "\n".join(f"- {b['question_text']}" for b, _ in pieces)
+        message = "No evidence was found for any part of the question, so no answer is given."
+        final = f"{message}\n\nParts researched without evidence:\n{parts}"
+        entry = LogEntry(node="meta_synthesize", kind="evidence", message=message)
+        return {"final_answer": final, "status": "completed", "warnings": [message], "log": [entry.model_dump()]}
     if not pieces:
         message = "No branch produced an answer, so there is nothing to synthesize."
         return {"final_answer": message, "status": "completed_with_fallback", "warnings": [message]}

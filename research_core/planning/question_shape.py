@@ -241,14 +241,14 @@ def multi_part_signals(question: str) -> list[str]:
 
 
 def stand_alone(sub_question: str, question: str) -> str:
-    """The sub-question, with the main question's subjects added when it names none of them.
+    """The sub-question, with the main question's subjects added when it names no subject at all.
 
     "When should each option be used?" under "Compare PostgreSQL and SQLite" becomes
     "When should each option be used (PostgreSQL, SQLite)?", so it can be searched on its own.
     """
     names = subjects(question)
     lowered = sub_question.lower()
-    if not names or any(n.lower() in lowered for n in names):
+    if not names or subjects(sub_question) or any(n.lower() in lowered for n in names):
         return sub_question
     body = sub_question.rstrip().rstrip("?？").rstrip()
     return f"{body} ({', '.join(names[:4])})?"

@@ -1,7 +1,7 @@
 """Evidence gates: what may enter a branch, checked by code so they hold with any model.
 
-1. A source enters a branch only if it is about the branch's question: it names one of the
-   question's subjects (when the question names any) and shares enough of its topic words.
+1. A source enters a branch only if it is about the branch's question: when the question names
+   subjects, the source names one of them; otherwise it shares enough of the question's topic words.
 2. A finding is kept only if it is about the branch and the text of the source it cites
    supports it; it is attributed to the one source that supports it best (never to five pages).
 3. A finding that nearly repeats one already kept is merged into it (dropped, with a note).
@@ -41,6 +41,9 @@ def _url_words(url: str) -> set[str]:
 def source_relevance(question: str, source: Source) -> Verdict:
     """Rule 1: does `source` (title, address and text) speak to `question`?"""
     words = topic_words(question)
+    if words and not any(w.isascii() for w in words):
+        # a question in another script than most sources: word overlap cannot judge relevance
+        return Verdict(True, "the question is written in another script; relevance not checked", 1.0)
     hay = f"{source.title} {source.url} {source.snippet}".lower()
     names = [n for n in subjects(question) if len(n) > 1]
     if names and not any(n.lower() in hay for n in names):
@@ -50,8 +53,8 @@ def source_relevance(question: str, source: Source) -> Verdict:
     shared = words & (content_words(f"{source.title} {source.snippet}") | _url_words(source.url))
     score = len(shared) / len(words)
     if names:
-        # it names the question's subject: one more shared topic word is enough
-        ok = len(shared) >= min(2, len(words))
+        # it names the question's subject: sharing one topic word (the subject itself counts) is enough
+        ok = len(shared) >= 1
         return Verdict(
             ok, f"names {', '.join(n for n in names if n.lower() in hay)[:80]}; shares {len(shared)} topic words", score
         )
@@ -66,7 +69,11 @@ def support_share(claim: str, text: str) -> float:
     words = content_words(claim)
     if not words:
         return 1.0
-    return len(words & content_words(text)) / len(words)
+    found = content_words(text)
+    if not any(w.isascii() for w in words) and all(w.isascii() for w in found):
+        # a claim in another script than its source (a translated finding): word overlap cannot judge it
+        return 1.0
+    return len(words & found) / len(words)
 
 
 def source_text(source: Source | dict) -> str:
@@ -97,7 +104,10 @@ def about_branch(claim: str, question: str) -> bool:
     lowered = claim.lower()
     if any(n.lower() in lowered for n in subjects(question)):
         return True
-    return bool(topic_words(question) & content_words(claim)) or not topic_words(question)
+    words = topic_words(question)
+    if not any(w.isascii() for w in words):
+        return True  # no words to compare in the claim's script (or none at all)
+    return bool(words & content_words(claim))
 
 
 def duplicate_of(claim: str, known: list[str]) -> str | None:

@@ -68,18 +68,20 @@ def default_reply(task: str, body: dict) -> str:
     if task == "decompose":
         q = _tag(text, "question")
         subs = [
-            {"question": f"What are the core facts about {q[:80]}?", "priority": 1.0, "rationale": "Foundation."},
-            {"question": f"What evidence compares the options in {q[:80]}?", "priority": 0.8, "rationale": "Core."},
-            {"question": f"What do practitioners recommend for {q[:80]}?", "priority": 0.6, "rationale": "Use."},
+            {"question": f"What are the core facts about {q}?", "priority": 1.0, "rationale": "Foundation."},
+            {"question": f"What evidence compares the options in {q}?", "priority": 0.8, "rationale": "Core."},
+            {"question": f"What do practitioners recommend for {q}?", "priority": 0.6, "rationale": "Use."},
         ]
         return json.dumps({"strategy": "multi-faceted", "reasoning": "scripted split", "sub_questions": subs})
     if task == "plan_queries":
         sq = _tag(text, "sub_question")
         return json.dumps({"queries": [sq[:80]], "reasoning": "search the sub-question directly"})
     if task == "extract_findings":
-        # a careful model: one finding per source, stating the source's first sentence
+        # a careful model: one finding per source, stating the source's first sentence (tagged with the
+        # sub-question it answers, so tests can tell which branch a finding came from)
+        tag = _tag(text, "sub_question")[:40]
         findings = [
-            {"text": _first_sentence(passage), "confidence": 0.8, "sources": [n]}
+            {"text": f"{_first_sentence(passage).rstrip('.')} ({tag}).", "confidence": 0.8, "sources": [n]}
             for n, passage in _numbered_passages(_tag(text, "sources"))[:2]
             if _first_sentence(passage)
         ]
