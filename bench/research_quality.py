@@ -355,8 +355,10 @@ def research_runs(
                 print(f"run  {q['id']:>4} {mode}: {snap.status} {snap.error}", flush=True)
                 continue
             row = {"id": q["id"], "asked": mode, "run_id": snap.run_id, **measure(result, q, texts)}
-            rows.append(row)
             print(f"run  {q['id']:>4} {mode}: {json.dumps(row)}", flush=True)
+            row["report"] = result.final_answer
+            row["sub_questions"] = [b["question_text"] for b in result.sub_questions]
+            rows.append(row)
     return rows
 
 

@@ -630,7 +630,7 @@ def test_revision_and_drill_down_gates_are_answered_from_the_run_page(env: dict)
     assert snap.status == "completed", (snap.status, snap.error, seen)
     assert {"step", "revision", "drill_down"} <= set(seen)
     questions = [b["question_text"] for b in snap.branches]
-    assert "What do backups and restores look like for each?" in questions
+    assert "What do backups and restores look like for each (SQLite, PostgreSQL)?" in questions
     assert "How does SQLite's write-ahead log behave under load?" in questions
 
 

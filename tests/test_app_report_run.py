@@ -199,9 +199,10 @@ def test_report_citations_link_to_their_sources_and_missing_ones_are_dropped(env
     checked, supported = result.synthesis.citations_checked, result.synthesis.citations_supported
     assert checked > 0
     assert metric(at, "Citations supported") == f"{supported} / {checked}"
-    assert metric(at, "Coverage") == "2 of 3"  # aspects covered, of those assessed
+    # covered: the three branches answered from evidence; gaps: the model's "hosting costs", added
+    assert metric(at, "Coverage") == "3 of 4"
     assert "**Gaps:** :orange[hosting costs]" in body
-    assert "**Covered:** component model · learning curve" in body
+    assert "**Covered:** What are the core facts about Compare React and Vue" in body
 
 
 def test_a_run_without_checks_or_coverage_says_so(env: dict) -> None:
@@ -333,7 +334,7 @@ def test_revision_gate_shows_the_revisers_reasons(env: dict) -> None:
     assert "Proposed change to the plan" in texts(at.subheader)
     body = texts(at.markdown)
     assert "**Why:** backups matter for small teams" in body
-    assert "What do backups and restores look like for each?" in body
+    assert "What do backups and restores look like for each (SQLite, PostgreSQL)?" in body
     assert "operators restore more often than they migrate" in body
     assert ":red[drop] 3 · What do practitioners recommend for" in body
     assert ":orange[priority] 2 · " in body and ": 0.80 → 0.30" in body

@@ -15,6 +15,8 @@ from tests.fakes.llm_server import ScriptedLLM, serve
 QUESTION = "Compare React, Vue, and Angular for building web applications"
 DEEPER = "Which rendering benchmarks compare React and Vue?"
 ADDED = "How large is each framework's hiring market?"
+# an added sub-question that names no subject is shown with the question's subjects, so it stands alone
+SHOWN = "How large is each framework's hiring market (React, Vue, Angular)?"
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -65,7 +67,7 @@ def test_drill_down_and_revision_gates_are_shown_and_answered_from_files(cli, ca
         elif "waiting for a decision on the plan revision" in out:
             seen["revision"] = out
             changes = tmp / "changes.json"
-            changes.write_text(json.dumps({"add": [ADDED], "drop": []}))  # keep the addition, not the drop
+            changes.write_text(json.dumps({"add": [SHOWN], "drop": []}))  # keep the addition, not the drop
             assert run("resume", run_id, "--answer", str(changes)) == 0
         elif "waiting for a drill-down decision" in out:
             seen["drill"] = out
@@ -75,7 +77,7 @@ def test_drill_down_and_revision_gates_are_shown_and_answered_from_files(cli, ca
         else:
             break
     revision, drill = seen["revision"], seen["drill"]
-    assert f"add   [0.60] {ADDED}" in revision and "Hiring decides many choices." in revision
+    assert f"add   [0.60] {SHOWN}" in revision and "Hiring decides many choices." in revision
     assert "drop  sq_003: What do practitioners recommend" in revision
     assert "Reason: The first findings point at hiring" in revision
     assert f"resume {run_id} --db {tmp / 'gates.db'} --answer accept" in revision
@@ -89,7 +91,7 @@ def test_drill_down_and_revision_gates_are_shown_and_answered_from_files(cli, ca
     result = json.loads((tmp / "r.json").read_text())
     assert result["status"] == "completed"
     by_text = {sq["question_text"]: sq for sq in result["sub_questions"]}
-    assert by_text[ADDED]["status"] == "completed"  # the accepted addition was researched
+    assert by_text[SHOWN]["status"] == "completed"  # the accepted addition was researched
     assert next(sq for sq in result["sub_questions"] if sq["id"] == "sq_003")["status"] == "completed"  # not dropped
     child = by_text["How fast does React render long lists?"]
     assert child["parent_id"] == "sq_001" and child["priority"] == 0.5  # the edited child, default priority

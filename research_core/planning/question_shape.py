@@ -34,7 +34,7 @@ _CLAUSE_SPLIT = re.compile(
 )
 _JA_CLAUSE_SPLIT = re.compile(r"[、。]\s*(?=.*(?:説明|比較|教えて|述べ))|し、")
 _NAME = re.compile(
-    r"(?<![A-Za-z0-9_.])([A-Z][A-Za-z0-9_.+#-]*[A-Z0-9][A-Za-z0-9_.+#-]*|[A-Z][a-z]+\b(?:\s+[A-Z][a-z]+\b)*"
+    r"(?<![A-Za-z0-9_.])([A-Z][A-Za-z0-9_.+#-]*[A-Z0-9][A-Za-z0-9_.+#-]*|[A-Z][a-z]{2,}\b(?:\s+[A-Z][a-z]{2,}\b)*"
     r"|[A-Za-z0-9_]*[_.][A-Za-z0-9_.]+[A-Za-z0-9_]|\d{3,4})"
 )
 _NOT_NAMES = frozenset(
@@ -205,9 +205,10 @@ def subjects(question: str) -> list[str]:
     found: dict[str, None] = {}
     lead = len(question) - len(question.lstrip())
     for match in _NAME.finditer(question):
-        words = [w for w in match.group(1).strip(".").split() if w not in _NOT_NAMES]
+        words = match.group(1).strip(".").split()
         if match.start() == lead and words and re.fullmatch(r"[A-Z][a-z]+", words[0]):
-            words = words[1:]
+            words = words[1:]  # a sentence's capitalised first word is not a name
+        words = [w for w in words if w not in _NOT_NAMES]
         name = re.sub(r"['’]s$", "", " ".join(words))
         if name:
             found.setdefault(name, None)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from research_core.planning.question_shape import subjects, topic_words
 from research_core.schemas import Source
 from research_core.similarity import is_near_duplicate
-from research_core.text.words import content_words
+from research_core.text.words import content_words, looks_english
 
 # Share of the branch question's topic words a source must contain, and at least this many of them.
 RELEVANCE_BAR = 0.25
@@ -41,9 +41,9 @@ def _url_words(url: str) -> set[str]:
 def source_relevance(question: str, source: Source) -> Verdict:
     """Rule 1: does `source` (title, address and text) speak to `question`?"""
     words = topic_words(question)
-    if words and not any(w.isascii() for w in words):
-        # a question in another script than most sources: word overlap cannot judge relevance
-        return Verdict(True, "the question is written in another script; relevance not checked", 1.0)
+    if words and not looks_english(question) and looks_english(source.snippet):
+        # a question in another language than the source: word overlap cannot judge relevance
+        return Verdict(True, "the question is written in another language; relevance not checked", 1.0)
     hay = f"{source.title} {source.url} {source.snippet}".lower()
     names = [n for n in subjects(question) if len(n) > 1]
     if names and not any(n.lower() in hay for n in names):
@@ -69,11 +69,7 @@ def support_share(claim: str, text: str) -> float:
     words = content_words(claim)
     if not words:
         return 1.0
-    found = content_words(text)
-    if not any(w.isascii() for w in words) and all(w.isascii() for w in found):
-        # a claim in another script than its source (a translated finding): word overlap cannot judge it
-        return 1.0
-    return len(words & found) / len(words)
+    return len(words & content_words(text)) / len(words)
 
 
 def source_text(source: Source | dict) -> str:
@@ -105,8 +101,8 @@ def about_branch(claim: str, question: str) -> bool:
     if any(n.lower() in lowered for n in subjects(question)):
         return True
     words = topic_words(question)
-    if not any(w.isascii() for w in words):
-        return True  # no words to compare in the claim's script (or none at all)
+    if not words or not looks_english(question):
+        return True  # nothing to compare, or another language than the claim may be written in
     return bool(words & content_words(claim))
 
 

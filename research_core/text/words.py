@@ -43,3 +43,37 @@ def content_words(text: str) -> set[str]:
                 continue
             words.add(re.sub(r"(?:'s|s)$", "", part) if len(part) > 3 else part)
     return words
+
+
+_ENGLISH = frozenset(
+    [
+        "the",
+        "of",
+        "and",
+        "is",
+        "are",
+        "was",
+        "were",
+        "what",
+        "how",
+        "why",
+        "which",
+        "does",
+        "do",
+        "did",
+        "to",
+        "in",
+        "for",
+        "with",
+        "this",
+        "that",
+        "on",
+        "by",
+        "from",
+    ]
+)
+
+
+def looks_english(text: str) -> bool:
+    """Whether the text uses common English function words (a cheap language check for lexical comparisons)."""
+    return bool(_ENGLISH & set(re.findall(r"[a-z]+", text.lower())))
