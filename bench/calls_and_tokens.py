@@ -50,7 +50,9 @@ def run_question(stub: StubLLMProcess, question: str, mode: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         url = stub.use(realistic_script)
         runner = make_runner(Path(tmp) / "bench.db", url, [SlowSearch(0.0)])
-        config = build_run_config(None, question, search_backends=["fixture"], auto_approve=True, mode=mode)
+        config = build_run_config(
+            None, question, search_backends=["fixture"], auto_approve=True, mode=mode, read_pages=False
+        )
         snap = runner.start(question, config)
         assert snap.status in ("completed", "completed_with_fallback"), (snap.status, snap.error)
         result = runner.result(snap.run_id)

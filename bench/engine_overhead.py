@@ -280,7 +280,9 @@ def main() -> None:
         (
             "hierarchical, default config (LLM decomposition, revisions, coverage, citation checks), parallel 2",
             HIER_Q,
-            build_run_config("general", search_backends=["fixture"], auto_approve=True, mode="hierarchical"),
+            build_run_config(
+                "general", search_backends=["fixture"], read_pages=False, auto_approve=True, mode="hierarchical"
+            ),
             None,
         ),
         (
@@ -289,6 +291,7 @@ def main() -> None:
             build_run_config(
                 "general",
                 search_backends=["fixture"],
+                read_pages=False,
                 mode="flat",
                 max_iterations=11,
                 findings_for_stop=1000,

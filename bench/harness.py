@@ -304,6 +304,7 @@ def known_call_graph_config(parallel: int, iterations: int, branches: int, **ext
         "findings_for_stop": 1000,
         "confidence_for_stop": 1.0,
         "max_total_cost_usd": 100.0,
+        "read_pages": False,  # the fixture corpus's URLs are not pages to fetch
     }
     values.update(extra)
     return build_run_config("general", **values)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +125,26 @@ def strip_url_secrets(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
 
 
+def clean_service_url(value: str | None, name: str) -> str | None:
+    """A service's base URL without trailing slash, or None when blank.
+
+    Refused: anything but http(s) with a host, and URLs carrying credentials (user:password@), which
+    would otherwise be stored with the run.
+    """
+    if value is None or not value.strip():
+        return None
+    value = value.strip().rstrip("/")
+    try:
+        parts = urlsplit(value)
+    except ValueError as exc:
+        raise ValueError(f"{name} is not a URL: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{name} must be an http:// or https:// URL with a host")
+    if "@" in parts.netloc:
+        raise ValueError(f"{name} must not carry credentials (user:password@); they would be stored with the run")
+    return value
+
+
 def resolve_llm_settings(
     stored: Mapping[str, Any] | None,
     *,
@@ -201,6 +221,22 @@ class RunConfig(BaseModel):
     backend_max_failures: int = Field(default=2, ge=1, description="Failures before a backend is dropped for a branch")
     min_hypotheses: int = Field(default=2, ge=1, description="Fewest hypotheses in hypothesis mode")
     max_hypotheses: int = Field(default=5, ge=1, description="Most hypotheses in hypothesis mode, pivots included")
+    # reading sources
+    read_pages: bool = Field(
+        default=True, description="Fetch each kept web result and give the model its best passages, not the snippet"
+    )
+    fetch_private_addresses: bool = Field(
+        default=False,
+        description="Allow fetching pages on private, loopback and link-local addresses (intranets, tests)",
+    )
+    searxng_url: str | None = Field(
+        default=None, description="Base URL of the SearXNG instance; None = $ARBOR_SEARXNG_URL"
+    )
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _check_searxng_url(cls, value: str | None) -> str | None:
+        return clean_service_url(value, "searxng_url")
 
     @model_validator(mode="after")
     def _check_ranges(self) -> RunConfig:

@@ -26,6 +26,9 @@ RESET_FIELDS: dict[str, Any] = {
     "citations_supported": 0,
     "statements_checked": 0,
     "statements_supported": 0,
+    "pages_read": 0,
+    "pages_failed": 0,
+    "pages_not_read": {},
 }
 # a re-researched hypothesis is judged again from scratch (its statement and strategy stay)
 HYPOTHESIS_RESET: dict[str, Any] = {"verdict": None, "evidence": None, "confidence": None, "pivot": None}

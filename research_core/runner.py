@@ -34,6 +34,7 @@ from research_core.schemas import CostTotals, Plan, RunResult, utc_now
 from research_core.search.base import SearchBackend
 from research_core.search.registry import UnknownBackendError
 from research_core.services import Services
+from research_core.sources.cache import PageCache
 from research_core.store import RunStore, default_db_path, open_checkpointer
 
 logger = logging.getLogger(__name__)
@@ -178,6 +179,7 @@ class Runner:
         self.progress = progress
         self.store = RunStore(self.db_path)
         self._llm: LLMClient | None = None
+        self._page_cache: PageCache | None = None
         self._threads: dict[str, threading.Thread] = {}
         self._events: dict[str, list[dict[str, Any]]] = {}
         self._busy: set[str] = set()
@@ -230,7 +232,15 @@ class Runner:
             return list(self._backends)
         from research_core.search.registry import build_backends
 
-        return build_backends(config.search_backends, self.db_path)
+        return build_backends(config.search_backends, self.db_path, searxng_url=config.searxng_url)
+
+    @property
+    def page_cache(self) -> PageCache:
+        """The page cache in this runner's database (read pages by URL, shared by all its runs)."""
+        with self._lock:
+            if self._page_cache is None:
+                self._page_cache = PageCache(self.db_path)
+            return self._page_cache
 
     def _services(self, run_id: str, config: RunConfig) -> Services:
         events = self._events.setdefault(run_id, [])
@@ -238,7 +248,7 @@ class Runner:
         def emit(event: dict[str, Any]) -> None:
             events.append({**event, "t": time.time()})
 
-        return Services(llm=self.llm, backends=self.backends_for(config), emit=emit)
+        return Services(llm=self.llm, backends=self.backends_for(config), emit=emit, page_cache=self.page_cache)
 
     # ---- planning without a run ---------------------------------------------------------
 

@@ -78,6 +78,10 @@ class SubQuestion(BaseModel):
     statements_supported: int = 0
     # hypothesis mode
     hypothesis: dict | None = None
+    # reading sources: web results whose page was read, and those left with their snippet (by reason)
+    pages_read: int = 0
+    pages_failed: int = 0
+    pages_not_read: dict[str, int] = Field(default_factory=dict)
 
     @field_validator("question_text")
     @classmethod
@@ -100,6 +104,10 @@ class Source(BaseModel):
     relevance: float = 0.0
     backend: str
     sub_question_id: str | None = None
+    read: Literal["page", "snippet"] = Field(
+        default="snippet", description="page: `snippet` holds passages of the fetched page; snippet: the search teaser"
+    )
+    read_note: str = Field(default="", description="How the page was read, or why only the snippet was used")
 
     @classmethod
     def make(

@@ -9,11 +9,12 @@ from typing import Any
 
 from research_core.llm import LLMClient
 from research_core.search.base import SearchBackend
+from research_core.sources.cache import PageCache
 
 
 @dataclass
 class Services:
-    """The LLM client, the search backends and the event sink of one run.
+    """The LLM client, the search backends, the page cache and the event sink of one run.
 
     Not checkpointed: a resumed run gets fresh services from the runner.
     """
@@ -21,6 +22,7 @@ class Services:
     llm: LLMClient
     backends: list[SearchBackend]
     emit: Callable[[dict[str, Any]], None] = lambda event: None
+    page_cache: PageCache | None = None  # None: pages are cached in memory for one call only
     _down: dict[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +14,29 @@ from research_core.runner import Runner
 from research_core.search.library import DocumentLibrary
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
+
+
+@pytest.fixture(autouse=True)
+def _pages_stay_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page reading reaches loopback addresses only in tests, so nothing reaches the internet.
+
+    The fixture corpus's URLs (react.dev, en.wikipedia.org ...) then fail to resolve at once and keep
+    their snippets, as they would offline; the local web (127.0.0.1) is read for real.
+    """
+    from research_core.sources import fetch
+
+    def loopback_only(host: str, port: int) -> list[str]:
+        try:
+            literal = ipaddress.ip_address(host)
+        except ValueError:
+            literal = None
+        if host == "localhost":
+            return ["127.0.0.1"]
+        if literal is not None and literal.is_loopback:
+            return [host]
+        raise socket.gaierror(socket.EAI_NONAME, f"tests reach no address but loopback ({host})")
+
+    monkeypatch.setattr(fetch, "system_resolver", loopback_only)
 
 
 @pytest.fixture

@@ -283,9 +283,9 @@ def test_build_backends_by_name(tmp_path: Path) -> None:
 
 
 def test_build_backends_rejects_unknown_names(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="known backends: ddg, library, web"):
+    with pytest.raises(ValueError, match="known backends: ddg, library, searxng, web"):
         build_backends(["ddg", "google"], tmp_path / "arbor.db")
-    assert known_backends() == ["ddg", "library", "web"]
+    assert known_backends() == ["ddg", "library", "searxng", "web"]
 
 
 def test_check_backend_web() -> None:

@@ -27,6 +27,7 @@ from research_core.schemas import (
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
 from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
+from research_core.sources.reader import read_sources
 from research_core.stopping import branch_stop_decision
 from research_core.text.windows import best_window
 
@@ -385,6 +386,9 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     topic = evidence_topic(branch, payload["question"])
     sources, relevance_log = keep_relevant(topic, found, prompt_budget(services)[0], branch.id)
     log += relevance_log
+    # Reading the pages: each kept web source's snippet becomes the passages of its page about the branch.
+    sources, read_log, read_stats = read_sources(services, topic, sources, config, max_chars=prompt_budget(services)[1])
+    log += read_log
     new_findings: list[dict] = []
     cited: list[Source] = []
     if sources:
@@ -445,6 +449,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
                 "dropped_backends": dropped,
                 "last_outcome": outcome,
                 "stop_reason": decision.reason if decision.stop else None,
+                **read_stats.branch_update(branch),
                 **branch_update,
             }
         },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Protocol, runtime_checkable
 
 from research_core.schemas import Source
@@ -47,3 +48,37 @@ def clip_source(source: Source) -> Source:
             "snippet": source.snippet[:MAX_SNIPPET_CHARS],
         }
     )
+
+
+class QueryCache:
+    """Answers to queries already asked, for the life of one backend object (one run).
+
+    Keyed by the query with its whitespace and case folded, and by the number of results asked
+    for; bounded, oldest entries dropped first. Thread-safe (parallel branches share a backend).
+    """
+
+    def __init__(self, max_entries: int = 256):
+        self.max_entries = max_entries
+        self.hits = 0
+        self._entries: dict[tuple[str, int], list[Source]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(query: str, limit: int) -> tuple[str, int]:
+        return " ".join(query.lower().split()), int(limit)
+
+    def get(self, query: str, limit: int) -> list[Source] | None:
+        """A copy of the cached answer, or None."""
+        with self._lock:
+            found = self._entries.get(self._key(query, limit))
+            if found is not None:
+                self.hits += 1
+                return list(found)
+        return None
+
+    def put(self, query: str, limit: int, sources: list[Source]) -> None:
+        """Remember an answer."""
+        with self._lock:
+            self._entries[self._key(query, limit)] = list(sources)
+            while len(self._entries) > self.max_entries:
+                self._entries.pop(next(iter(self._entries)))

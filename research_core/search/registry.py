@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 from research_core.search.base import SearchBackend, SearchError
 from research_core.search.library import DocumentLibrary
+from research_core.search.searxng import ENV_URL as SEARXNG_ENV_URL
+from research_core.search.searxng import SearxngSearch
 from research_core.search.web import SearchTimeoutError, WebSearch
 
 logger = logging.getLogger(__name__)
 
 # Accepted names -> canonical backend name.
-BACKEND_ALIASES = {"ddg": "ddg", "web": "ddg", "library": "library"}
+BACKEND_ALIASES = {"ddg": "ddg", "web": "ddg", "library": "library", "searxng": "searxng"}
 CHECK_QUERY = "wikipedia"
 CHECK_TIMEOUT_S = 5.0
 EMPTY_LIBRARY_MESSAGE = "empty: add documents with `python -m research_core library add PATH`"
@@ -50,11 +53,19 @@ def parse_backend_names(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def build_backends(names: list[str], db_path: Path | str) -> list[SearchBackend]:
+def searxng_url_from(explicit: str | None) -> str | None:
+    """The SearXNG URL to use: the explicit one (a setting or flag), else $ARBOR_SEARXNG_URL, else None."""
+    if explicit is not None and explicit.strip():
+        return explicit.strip()
+    return os.environ.get(SEARXNG_ENV_URL, "").strip() or None
+
+
+def build_backends(names: list[str], db_path: Path | str, *, searxng_url: str | None = None) -> list[SearchBackend]:
     """Build the named backends, in order, once each ("ddg" and "web" are the same backend).
 
     Raises UnknownBackendError (a ValueError) for an unknown name; the library lives in the
-    SQLite file `db_path`.
+    SQLite file `db_path`; SearXNG is at `searxng_url`, else at $ARBOR_SEARXNG_URL (without
+    either it is built anyway and reports itself unreachable, naming where to set the URL).
     """
     backends: list[SearchBackend] = []
     built: set[str] = set()
@@ -63,7 +74,12 @@ def build_backends(names: list[str], db_path: Path | str) -> list[SearchBackend]
         if canonical in built:
             continue
         built.add(canonical)
-        backends.append(WebSearch() if canonical == "ddg" else DocumentLibrary(db_path))
+        if canonical == "ddg":
+            backends.append(WebSearch())
+        elif canonical == "searxng":
+            backends.append(SearxngSearch(searxng_url_from(searxng_url)))
+        else:
+            backends.append(DocumentLibrary(db_path))
     return backends
 
 
@@ -76,6 +92,15 @@ def check_backend(backend: SearchBackend, timeout_s: float = CHECK_TIMEOUT_S) ->
     try:
         if isinstance(backend, DocumentLibrary):
             return _check_library(backend)
+        if isinstance(backend, SearxngSearch):
+            backend = SearxngSearch(
+                backend.base_url,
+                timeout_s=min(backend.timeout_s, timeout_s),
+                max_retries=0,
+                backoff_s=0,
+                categories=backend.categories,
+                transport=backend.transport,
+            )
         if isinstance(backend, WebSearch):
             backend = WebSearch(
                 timeout_s=min(backend.timeout_s, timeout_s),

@@ -6,6 +6,11 @@ apart by their text: DNS and connection failures mean the network is unreachable
 found." means an empty answer. Rate limits are retried with exponential backoff. A timeout is a
 slow answer, not a missing network: it is retried once and then fails that one query only
 (`SearchTimeoutError`), so the run keeps using web search.
+
+With `engines="auto"` (the default) ddgs itself tries its engines in turn (Wikipedia and
+Grokipedia first, then the others shuffled) until it has enough results. A backend configured
+with an explicit engine list falls back to "auto", so to the other engines, before giving up.
+Identical queries within a run come from a cache (the backend object lives for one run).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from urllib.parse import urlsplit
 from ddgs.exceptions import RatelimitException, TimeoutException
 
 from research_core.schemas import Source
-from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
+from research_core.search.base import MAX_RESULTS_PER_QUERY, QueryCache, SearchError, clip_source
 
 logger = logging.getLogger(__name__)
 
@@ -216,6 +221,7 @@ class WebSearch:
         self.client_factory: ClientFactory = client_factory or _default_client_factory
         self.engines = engines
         self.region = region
+        self.cache = QueryCache()
         self._sleep = sleep
 
     @property
@@ -229,14 +235,22 @@ class WebSearch:
         query = " ".join(query.split())
         if limit <= 0 or not query:
             return []
+        cached = self.cache.get(query, limit)
+        if cached is not None:
+            return cached
         attempt = 0
         timeouts = 0
+        engines = self.engines
         while True:
             try:
-                raw = self._fetch(query, limit)
+                raw = self._fetch(query, limit, engines)
                 break
             except Exception as exc:
                 kind = classify_error(exc)
+                if engines != "auto" and kind != "unreachable":
+                    logger.info("web search with %s failed for %r (%s); trying the other engines", engines, query, kind)
+                    engines = "auto"
+                    continue
                 if kind == "no_results":
                     logger.info("web search: no results for %r", query)
                     return []
@@ -264,16 +278,18 @@ class WebSearch:
                     raise SearchError(self.name, message, unreachable=True) from exc
                 logger.warning("web search failed for %r: %r", query, exc)
                 raise SearchError(self.name, f"Web search failed: {_short_detail(exc)}.", retryable=True) from exc
-        return self._to_sources(raw, limit)
+        sources = self._to_sources(raw, limit)
+        self.cache.put(query, limit, sources)
+        return sources
 
-    def _fetch(self, query: str, limit: int) -> list[Any]:
+    def _fetch(self, query: str, limit: int, engines: str) -> list[Any]:
         """One attempt, in a daemon thread so a hung connection cannot outlive the deadline."""
         outcome: dict[str, Any] = {}
 
         def call() -> None:
             try:
                 client = self.client_factory(timeout=self.timeout_s)
-                outcome["results"] = client.text(query, max_results=limit, backend=self.engines, region=self.region)
+                outcome["results"] = client.text(query, max_results=limit, backend=engines, region=self.region)
             except Exception as exc:
                 outcome["error"] = exc
 
