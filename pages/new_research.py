@@ -278,6 +278,9 @@ def propose() -> None:
             verify_citations=bool(st.session_state["nr_verify_citations"]),
             coverage_check=bool(st.session_state["nr_coverage_check"]),
             sticky_backends=[b for b in st.session_state["nr_sticky"] if b in st.session_state["nr_backends"]],
+            searxng_url=settings.searxng_url,
+            read_pages=settings.read_pages,
+            fetch_private_addresses=settings.fetch_private_addresses,
         )
     except ValidationError as exc:
         st.session_state["nr_error"] = f"These limits do not fit together: {exc.errors()[0]['msg']}."

@@ -52,6 +52,9 @@ state.init_state(
         "set_synthesis_model": saved.synthesis_model or "",
         "set_timeout": float(saved.timeout_s),
         "set_backends": [b for b in saved.search_backends if b in KNOWN_BACKENDS],
+        "set_searxng_url": saved.searxng_url or "",
+        "set_read_pages": saved.read_pages,
+        "set_fetch_private": saved.fetch_private_addresses,
         "set_template": saved.template,
         "set_max_iterations": saved.max_iterations,
         "set_parallel": saved.parallel,
@@ -109,6 +112,23 @@ with llm_col:
         format_func=lambda b: KNOWN_BACKENDS.get(b, b),
         key="set_backends",
     )
+    st.text_input(
+        "SearXNG URL",
+        key="set_searxng_url",
+        placeholder="http://localhost:8888",
+        help="Your SearXNG instance, with its JSON format enabled (settings.yml: search: formats: [html, json])",
+    )
+    st.toggle(
+        "Read the pages of web results",
+        key="set_read_pages",
+        help="Fetch each web result a branch keeps and give the model its most relevant passages; "
+        "off: the search snippets only",
+    )
+    st.toggle(
+        "Allow reading pages on private addresses",
+        key="set_fetch_private",
+        help="Intranet pages (10.x, 192.168.x, localhost …). Off, such pages keep their snippet.",
+    )
 
     st.subheader("Pricing")
     st.caption("USD per million tokens. Models not listed cost 0 and the report says so; the embedded model is free.")
@@ -165,6 +185,9 @@ def build_settings() -> AppSettings:
         synthesis_model=(st.session_state["set_synthesis_model"].strip() or None) if chosen != "local" else None,
         timeout_s=float(st.session_state["set_timeout"]),
         search_backends=list(st.session_state["set_backends"]),
+        searxng_url=st.session_state["set_searxng_url"].strip() or None,
+        read_pages=bool(st.session_state["set_read_pages"]),
+        fetch_private_addresses=bool(st.session_state["set_fetch_private"]),
         pricing=pricing,
         template=st.session_state["set_template"],
         max_iterations=int(st.session_state["set_max_iterations"]),
@@ -196,7 +219,7 @@ with status_col:
     llm = services.llm_status(saved)
     label = "Embedded model" if saved.provider == "local" else f"LLM at {saved.endpoint_label()}"
     (st.success if llm.ok else st.error)(f"**{esc(label)}**  \n{esc(llm.message)}")
-    for name, status in services.search_status(saved.search_backends).items():
+    for name, status in services.search_status(saved.search_backends, saved.searxng_url).items():
         (st.success if status.ok else st.warning)(f"**{esc(KNOWN_BACKENDS.get(name, name))}**  \n{esc(status.message)}")
     if not saved.search_backends:
         st.warning("No search backend is selected; runs would find nothing.")

@@ -26,7 +26,7 @@ from research_core.configuration import (
 )
 from research_core.heap import freeze_startup_heap
 from research_core.runner import RunError, Runner, RunSnapshot
-from research_core.search.registry import known_backends, parse_backend_names
+from research_core.search.registry import known_backends, parse_backend_names, searxng_url_from
 from research_core.store import default_db_path
 
 EXIT_USAGE = 2
@@ -59,6 +59,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--synthesis-model", default=None, help="model for the final synthesis")
     g.add_argument("--llm-timeout", type=float, default=None, help="seconds before one LLM call times out")
     g.add_argument("--search", default=None, help=f"comma list of search backends ({', '.join(known_backends())})")
+    g.add_argument(
+        "--searxng-url", default=None, help="SearXNG instance for --search searxng (default: $ARBOR_SEARXNG_URL)"
+    )
     g.add_argument("--max-cost", type=float, default=None, help="cost cap in USD")
     g.add_argument("--max-iterations", type=int, default=None, help="total iteration budget")
     g.add_argument("--parallel", type=int, default=None, help="branches researched at once")
@@ -239,6 +242,7 @@ def _ignored_on_resume(args: argparse.Namespace) -> None:
         flag
         for flag, value in (
             ("--search", args.search),
+            ("--searxng-url", args.searxng_url),
             ("--max-cost", args.max_cost),
             ("--max-iterations", args.max_iterations),
             ("--parallel", args.parallel),
@@ -271,16 +275,21 @@ def _config(args: argparse.Namespace, question: str, **extra: Any):
             "max_total_cost_usd": args.max_cost,
             "max_iterations": args.max_iterations,
             "parallel": args.parallel,
+            "searxng_url": args.searxng_url,
         }
         overrides.update({k: v for k, v in named.items() if v is not None})
         overrides.update(extra)
-        return build_run_config(getattr(args, "template", None), question, **overrides)
+        overrides["searxng_url"] = searxng_url_from(overrides.get("searxng_url"))
+        config = build_run_config(getattr(args, "template", None), question, **overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(x) for x in first["loc"]) or "configuration"
         raise CliError(f"{field}: {first['msg']}") from None
     except ValueError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
+    if "searxng" in config.search_backends and config.searxng_url is None:
+        raise CliError("--search searxng needs the instance's URL: --searxng-url URL, or set ARBOR_SEARXNG_URL")
+    return config
 
 
 def _read_json(path: Path) -> Any:

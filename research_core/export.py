@@ -32,6 +32,7 @@ from research_core.sanitize import (
     strip_control_chars,
 )
 from research_core.schemas import RunResult, Source
+from research_core.sources.labels import reading_label
 
 logger = logging.getLogger(__name__)
 
@@ -289,7 +290,7 @@ def _branch_blocks(result: RunResult, numbers: dict[str, int]) -> list[_Block]:
 
 
 def _source_entry(number: int, source: Source) -> str:
-    """One source line: `[n] **title** (backend) — link`, then a short snippet."""
+    """One source line: `[n] **title** (backend · page read) — link`, then a short snippet (or its passages)."""
     title = escape_markdown(source.title) or "Untitled source"
     backend = escape_markdown(source.backend)
     link = safe_link(source.url)
@@ -298,7 +299,9 @@ def _source_entry(number: int, source: Source) -> str:
     else:
         shown = safe_url(source.url)
         location = escape_markdown(shown) if shown else "*(link removed: not an http(s) address)*"
-    entry = f"[{number}] **{title}**{f' ({backend})' if backend else ''} — {location}"
+    how = reading_label(source.backend, source.read)
+    about = " · ".join(part for part in (backend, how) if part)
+    entry = f"[{number}] **{title}**{f' ({about})' if about else ''} — {location}"
     snippet = " ".join(strip_control_chars(source.snippet).split())
     if snippet:
         if len(snippet) > _SNIPPET_CHARS:

@@ -19,6 +19,7 @@ from research_core.citations import markers_to_numbered
 from research_core.export import _drop_missing_citations
 from research_core.markdown_fences import scan_fences
 from research_core.schemas import RunResult, Source
+from research_core.sources.labels import reading_label
 from ui import widgets
 from ui.widgets import esc
 
@@ -190,7 +191,7 @@ def quality_row(result: RunResult) -> None:
 
 
 def sources_frame(result: RunResult) -> pd.DataFrame:
-    """Sources numbered as cited: title, clickable http(s) link, location, backend, branch."""
+    """Sources numbered as cited: title, clickable http(s) link, location, backend, how read, branch."""
     rows = []
     for n, source in enumerate(result.sources, start=1):
         link = widgets.safe_link(source.url)
@@ -201,10 +202,23 @@ def sources_frame(result: RunResult) -> pd.DataFrame:
                 "link": link,
                 "location": None if link else source.url,
                 "backend": source.backend,
+                "read": reading_label(source.backend, source.read) or "document",
                 "branch": source.sub_question_id or "",
             }
         )
-    return pd.DataFrame(rows, columns=["#", "title", "link", "location", "backend", "branch"])
+    return pd.DataFrame(rows, columns=["#", "title", "link", "location", "backend", "read", "branch"])
+
+
+def reading_summary(result: RunResult) -> str:
+    """How many web sources were read as pages, e.g. "3 of 5 web sources were read as pages; …"."""
+    web = [s for s in result.sources if s.backend != "library"]
+    if not web:
+        return ""
+    read = sum(1 for s in web if s.read == "page")
+    return (
+        f"{read} of {len(web)} web sources were read as pages (their most relevant passages); "
+        "the others by their search snippet only."
+    )
 
 
 def downloads(result: RunResult, key_prefix: str) -> None:
@@ -364,6 +378,8 @@ def report(result: RunResult, *, key_prefix: str = "report", compact: bool = Fal
         branch_syntheses(result)
     st.markdown("#### Sources")
     if result.sources:
+        if reading_summary(result):
+            st.caption(reading_summary(result))
         st.dataframe(
             sources_frame(result),
             hide_index=True,

@@ -23,11 +23,14 @@ def progress_values(snap: RunSnapshot) -> list[tuple[str, str]]:
     used = sum(int(b.get("iteration_count") or 0) for b in branches)
     allocated = sum(int(b.get("allocated_iterations") or 0) for b in branches)
     tokens = snap.costs.tokens_in + snap.costs.tokens_out
+    read = sum(int(b.get("pages_read") or 0) for b in branches)
+    tried = read + sum(int(b.get("pages_failed") or 0) for b in branches)
     return [
         ("Branches done", f"{done} / {len(branches)}" if branches else "–"),
         ("Iterations", f"{used} / {allocated}" if allocated else str(used)),
         ("Findings", str(len(snap.findings))),
         ("Sources", str(len({s.get("id") for s in snap.sources}))),
+        ("Pages read", f"{read} / {tried}" if tried else "–"),
         ("Tokens", f"{tokens:,}"),
         ("Cost (USD)", widgets.usd_amount(snap.costs.total_usd)),
     ]

@@ -265,7 +265,7 @@ def registry_module() -> Any | None:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
-def cached_search_check(names: tuple[str, ...], db: str) -> dict[str, Reachability]:
+def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None = None) -> dict[str, Reachability]:
     """Reachability of each search backend, cached for a minute."""
     registry = registry_module()
     if registry is None:
@@ -273,7 +273,7 @@ def cached_search_check(names: tuple[str, ...], db: str) -> dict[str, Reachabili
     out: dict[str, Reachability] = {}
     for name in names:
         try:
-            backends = registry.build_backends([name], Path(db))
+            backends = registry.build_backends([name], Path(db), searxng_url=searxng_url)
             if not backends:
                 out[name] = Reachability(False, "Unknown backend.")
                 continue
@@ -286,9 +286,9 @@ def cached_search_check(names: tuple[str, ...], db: str) -> dict[str, Reachabili
     return out
 
 
-def search_status(names: list[str]) -> dict[str, Reachability]:
-    """The (cached) reachability of the given search backends."""
-    return cached_search_check(tuple(names), str(db_path()))
+def search_status(names: list[str], searxng_url: str | None = None) -> dict[str, Reachability]:
+    """The (cached) reachability of the given search backends (SearXNG at `searxng_url`)."""
+    return cached_search_check(tuple(names), str(db_path()), searxng_url)
 
 
 def clear_checks() -> None:

@@ -1,7 +1,7 @@
 """Non-secret app settings, persisted as JSON next to the database.
 
 Values come from three layers, the later winning: built-in defaults, environment variables
-(`OPENAI_BASE_URL`, `OPENAI_API_KEY` presence, `ARBOR_LLM_MODEL`, `ARBOR_SEARCH`), then what the
+(`OPENAI_BASE_URL`, `OPENAI_API_KEY` presence, `ARBOR_LLM_MODEL`, `ARBOR_SEARCH`, `ARBOR_SEARXNG_URL`), then what the
 user saved on the Settings page. API keys are never part of these settings: `save_settings`
 refuses to write anything that looks like one.
 """
@@ -17,13 +17,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from research_core.configuration import DEFAULT_PRICING, LOCAL_MODEL_NAME, TEMPLATES, LLMSettings
+from research_core.configuration import (
+    DEFAULT_PRICING,
+    LOCAL_MODEL_NAME,
+    TEMPLATES,
+    LLMSettings,
+    clean_service_url,
+)
 
 logger = logging.getLogger(__name__)
 
 SETTINGS_FILE = "settings.json"
 KNOWN_BACKENDS: dict[str, str] = {
     "ddg": "Web (DuckDuckGo)",
+    "searxng": "Web (SearXNG)",
     "library": "Document library",
 }
 # Field names that must never reach the settings file.
@@ -42,6 +49,9 @@ class AppSettings(BaseModel):
     synthesis_model: str | None = Field(default=None, description="Meta-synthesis model; None = working model")
     timeout_s: float = Field(default=300.0, gt=0, le=3600)
     search_backends: list[str] = Field(default_factory=lambda: ["ddg", "library"])
+    searxng_url: str | None = Field(default=None, description="Base URL of a SearXNG instance")
+    read_pages: bool = Field(default=True, description="Read each kept web result's page, not only its snippet")
+    fetch_private_addresses: bool = Field(default=False, description="Allow reading pages on private addresses")
     pricing: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_PRICING))
     template: str = Field(default="auto", description="Default template on New research")
     max_iterations: int = Field(default=20, ge=1, le=500)
@@ -60,6 +70,11 @@ class AppSettings(BaseModel):
         if not re.match(r"^https?://[^\s/]+", value):
             raise ValueError("the base URL must start with http:// or https://")
         return value
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _clean_searxng_url(cls, value: str | None) -> str | None:
+        return clean_service_url(value, "the SearXNG URL")
 
     @field_validator("search_backends")
     @classmethod
@@ -102,6 +117,9 @@ def env_defaults() -> dict[str, Any]:
     search = os.environ.get("ARBOR_SEARCH")
     if search is not None:
         values["search_backends"] = [s.strip() for s in search.split(",") if s.strip()]
+    searxng = os.environ.get("ARBOR_SEARXNG_URL", "").strip()
+    if searxng:
+        values["searxng_url"] = searxng
     return values
 
 

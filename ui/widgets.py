@@ -22,6 +22,7 @@ import streamlit as st
 from research_core.citations import global_numbering, markers_to_numbered
 from research_core.markdown_fences import scan_fences
 from research_core.plan import section_numbers
+from research_core.sources.labels import reading_label, reasons_text
 
 try:
     from research_core.sanitize import clean_llm_markdown, escape_markdown, safe_link
@@ -284,6 +285,25 @@ def tree_legend() -> None:
 # ---- one branch ---------------------------------------------------------------------------------------
 
 
+def pages_caption(branch: Mapping[str, Any]) -> str:
+    """How many of a branch's web results were read as pages, and why the others kept their snippet."""
+    read = int(branch.get("pages_read") or 0)
+    failed = int(branch.get("pages_failed") or 0)
+    if not read and not failed:
+        return ""
+    text = f"Pages read: {read} of {read + failed}"
+    reasons = branch.get("pages_not_read") or {}
+    if failed:
+        text += " · snippet only: " + (esc(reasons_text(reasons)) if reasons else str(failed))
+    return text
+
+
+def reading_mark(source: Mapping[str, Any]) -> str:
+    """` · page read` or ` · snippet only` for a web source, nothing for a library document."""
+    label = reading_label(str(source.get("backend") or ""), str(source.get("read") or "snippet"))
+    return f" · *{label}*" if label else ""
+
+
 def findings_markdown(
     findings: Sequence[Mapping[str, Any]],
     sources_by_id: Mapping[str, Mapping[str, Any]],
@@ -299,7 +319,7 @@ def findings_markdown(
                 continue
             number = numbering.get(sid)
             prefix = f"[{number}] " if number else ""
-            refs.append(prefix + source_link(source.get("title") or "", source.get("url") or ""))
+            refs.append(prefix + source_link(source.get("title") or "", source.get("url") or "") + reading_mark(source))
         confidence = float(f.get("confidence") or 0)
         line = f"- **{confidence:.2f}** · {esc(f.get('text'))}"
         if refs:
@@ -361,6 +381,9 @@ def branch_details(
         if confidence is not None:
             facts.append(f"confidence {float(confidence):.2f}")
         st.caption(" · ".join(facts))
+        pages = pages_caption(branch)
+        if pages:
+            st.caption(pages)
         if allocated:
             st.progress(min(1.0, used / allocated), text=f"{used} of {plural(allocated, 'iteration')}")
         if branch.get("stop_reason"):
