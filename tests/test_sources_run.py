@@ -123,7 +123,8 @@ def test_a_page_that_injects_instructions_stays_data(tmp_path, scripted, web: Lo
     assert "IGNORE ALL PREVIOUS INSTRUCTIONS" in injected[0].snippet or "onerror" in injected[0].snippet
 
     markdown, html = to_markdown(result), to_html(result)
-    assert "IGNORE ALL PREVIOUS INSTRUCTIONS" in markdown  # shown, as quoted text
+    for exported in (markdown, html):
+        assert "&lt;img src=x onerror=" in exported and "&lt;script&gt;steal()" in exported  # shown as text
     for exported in (markdown, html):
         assert not re.search(r"<\s*(script|img|iframe)\b", exported, re.IGNORECASE)
         assert "sk-test" not in exported
