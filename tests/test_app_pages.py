@@ -419,8 +419,8 @@ def test_report_page_shows_answer_branches_sources_and_downloads(env: dict) -> N
     assert len(at.expander) == 3
     assert [d.label for d in at.get("download_button")] == ["Markdown", "HTML", "JSON"]
     sources = at.dataframe[0].value
-    assert list(sources.columns) == ["#", "title", "link", "location", "backend", "branch"]
-    assert set(sources["backend"]) == {"library"}
+    assert list(sources.columns) == ["#", "title", "link", "location", "backend", "read", "branch"]
+    assert set(sources["backend"]) == {"library"} and set(sources["read"]) == {"document"}
     assert sources["link"].isna().all()  # library:// locations are shown, never linked
     assert {m.label for m in at.metric} >= {"Time", "Iterations", "Findings", "Sources", "Tokens", "Cost (USD)"}
 

@@ -152,11 +152,11 @@ def test_hypothesis_mode_prints_each_verdict(cli, capsys):
 def test_unknown_search_backend_is_one_line_and_creates_no_run(cli, capsys):
     assert main(["run", QUESTION, "--auto", "--search", "foo", "--db", "x.db"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == "arbor: --search: Unknown search backend 'foo'; known backends: ddg, library, web."
+    assert err.strip() == "arbor: --search: Unknown search backend 'foo'; known backends: ddg, library, searxng, web."
     assert main(["runs", "--db", "x.db"]) == 0
     assert "No runs yet" in capsys.readouterr().out
     assert main(["run", QUESTION, "--search", " , ", "--db", "x.db"]) == 2
-    assert "Name at least one search backend: ddg, library, web" in capsys.readouterr().err
+    assert "Name at least one search backend: ddg, library, searxng, web" in capsys.readouterr().err
 
 
 def test_a_broken_local_model_is_one_line_with_its_log(tmp_path, monkeypatch, capsys, caplog):

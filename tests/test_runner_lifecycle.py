@@ -124,7 +124,7 @@ def test_an_unknown_backend_in_a_stored_config_fails_the_run_in_one_line(tmp_pat
     runner = Runner(tmp_path / "arbor.db", llm_settings=llm)  # backends built from the config's names
     snap = runner.start("What is JSX?", config(auto_approve=True, search_backends=["ddg", "gogle"]))
     assert snap.status == "failed"
-    assert snap.error == "Unknown search backend 'gogle'; known backends: ddg, library, web."
+    assert snap.error == "Unknown search backend 'gogle'; known backends: ddg, library, searxng, web."
     assert not any(r.exc_info for r in caplog.records)
 
 
