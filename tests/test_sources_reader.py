@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,3 +146,26 @@ def test_branch_counts_add_up() -> None:
     branch = SubQuestion(id="sq_001", question_text="Q?", priority=0.5, pages_read=2, pages_not_read={"timeout": 1})
     update = ReadStats(read=1, failed=2, reasons={"timeout": 1, "too_big": 1}).branch_update(branch)
     assert update == {"pages_read": 3, "pages_failed": 2, "pages_not_read": {"timeout": 2, "too_big": 1}}
+
+
+def test_parallel_branches_fetch_a_shared_page_once(web: LocalWeb, tmp_path: Path) -> None:
+    web.route(
+        "shared.html", Route(body=(b"<html><body><p>" + b"shared words " * 40 + b"</p></body></html>"), delay_s=0.5)
+    )
+    cache = PageCache(tmp_path / "arbor.db")
+    url = web.url("shared.html")
+    results: list[tuple] = []
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(fetch_pages(PageFetcher(FetchPolicy(allow_private=True)), [url], cache=cache))
+        )
+        for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert web.fetches("shared.html") == 1
+    answers = sorted(result[url][1] for result in results)
+    assert answers == [False, True, True]  # one branch fetched it, the others took it from the cache
+    assert all(result[url][0].ok for result in results)

@@ -3,7 +3,8 @@
 A resumed run, a branch re-run or a later run that meets the same URL reads it from here instead
 of fetching it again. Failures that would repeat (a 404, a refused type, an oversized page, no
 text) are kept too; passing ones (timeouts, connection errors, 5xx) are not, so the next run
-tries again. Entries older than `max_age_s` count as missing.
+tries again. Entries older than `max_age_s` count as missing. Within one process, a URL being
+fetched by one branch is not fetched again by another at the same time (`claim`/`release`).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ class PageCache:
         self.db_path = Path(db_path) if db_path is not None else None
         self.max_age_s = max_age_s
         self._memory: dict[str, CachedPage] = {}
+        self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         if self.db_path is not None:
             conn = connect(self.db_path)
@@ -111,6 +113,26 @@ class PageCache:
                 )
         finally:
             conn.close()
+
+    def claim(self, url: str) -> threading.Event | None:
+        """Claim the fetch of `url` for this caller (None), or get the Event another caller will set.
+
+        Parallel branches that meet the same URL fetch it once: the first claims it and must call
+        `release(url)` when done (after `put`, if the page is to be kept); the others wait on the
+        Event, then look in the cache.
+        """
+        with self._lock:
+            event = self._in_flight.get(url)
+            if event is None:
+                self._in_flight[url] = threading.Event()
+            return event
+
+    def release(self, url: str) -> None:
+        """End this caller's claim on `url`, waking those waiting for it."""
+        with self._lock:
+            event = self._in_flight.pop(url, None)
+        if event is not None:
+            event.set()
 
     def count(self) -> int:
         """How many pages are cached (fresh or not)."""

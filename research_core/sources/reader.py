@@ -104,37 +104,72 @@ def fetch_page(fetcher: PageFetcher, url: str) -> tuple[CachedPage, bool]:
     ), True
 
 
-def fetch_pages(fetcher: PageFetcher, urls: list[str], deadline_s: float = READ_DEADLINE_S) -> dict[str, tuple]:
-    """Fetch pages concurrently (per-host limit) within one deadline; late ones fail as timeouts."""
-    if not urls:
-        return {}
-    gate = _HostGate(MAX_PER_HOST)
-
-    def job(url: str) -> tuple[CachedPage, bool]:
-        with gate(url):
-            return fetch_page(fetcher, url)
-
-    pool = ThreadPoolExecutor(max_workers=min(MAX_FETCH_WORKERS, len(urls)), thread_name_prefix="arbor-fetch")
+def _cached(cache: PageCache, url: str) -> CachedPage | None:
     try:
-        futures = {pool.submit(job, url): url for url in urls}
-        wait(futures, timeout=deadline_s)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    out: dict[str, tuple] = {}
-    for future, url in futures.items():
-        if future.done() and not future.cancelled():
-            out[url] = future.result()
-        else:
-            late = CachedPage(url=url, ok=False, reason="timeout", note=f"not read within {deadline_s:g} s")
-            out[url] = (late, False)
-    return out
+        return cache.get(url)
+    except Exception:  # the cache is an optimisation: a locked or broken database must not fail reading
+        logger.warning("page cache lookup failed for %s", url, exc_info=True)
+        return None
 
 
 def _store(cache: PageCache, page: CachedPage) -> None:
     try:
         cache.put(page)
-    except Exception:  # the cache is an optimisation: a full or locked database must not fail reading
+    except Exception:
         logger.warning("could not cache the page %s", page.url, exc_info=True)
+
+
+def _read_once(cache: PageCache, fetcher: PageFetcher, gate: _HostGate, url: str, wait_s: float) -> tuple:
+    """One page: fetched by this caller, or (when another branch is fetching it) taken from the cache after it.
+
+    Returns (page, whether the cache answered).
+    """
+    for _ in range(2):
+        busy = cache.claim(url)
+        if busy is None:
+            try:
+                with gate(url):
+                    page, keep = fetch_page(fetcher, url)
+                if keep:
+                    _store(cache, page)
+                return page, False
+            finally:
+                cache.release(url)
+        busy.wait(wait_s)
+        hit = _cached(cache, url)
+        if hit is not None:
+            return hit, True
+    return CachedPage(url=url, ok=False, reason="timeout", note="another branch's fetch of it did not finish"), False
+
+
+def fetch_pages(
+    fetcher: PageFetcher, urls: list[str], deadline_s: float = READ_DEADLINE_S, cache: PageCache | None = None
+) -> dict[str, tuple[CachedPage, bool]]:
+    """Fetch pages concurrently (per-host limit) within one deadline; late ones fail as timeouts.
+
+    Pages worth keeping go into `cache` as they arrive. Returns url -> (page, whether the cache
+    answered it: another branch fetched it meanwhile).
+    """
+    if not urls:
+        return {}
+    cache = cache if cache is not None else PageCache(None)
+    gate = _HostGate(MAX_PER_HOST)
+    pool = ThreadPoolExecutor(max_workers=min(MAX_FETCH_WORKERS, len(urls)), thread_name_prefix="arbor-fetch")
+    try:
+        futures = {pool.submit(_read_once, cache, fetcher, gate, url, deadline_s): url for url in urls}
+        wait(futures, timeout=deadline_s)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    out: dict[str, tuple[CachedPage, bool]] = {}
+    for future, url in futures.items():
+        if future.done() and not future.cancelled():
+            out[url] = future.result()
+        else:
+            out[url] = (
+                CachedPage(url=url, ok=False, reason="timeout", note=f"not read within {deadline_s:g} s"),
+                False,
+            )
+    return out
 
 
 def load_pages(cache: PageCache, fetcher: PageFetcher, urls: list[str]) -> tuple[dict[str, CachedPage], set[str]]:
@@ -144,18 +179,14 @@ def load_pages(cache: PageCache, fetcher: PageFetcher, urls: list[str]) -> tuple
     """
     pages: dict[str, CachedPage] = {}
     for url in urls:
-        try:
-            hit = cache.get(url)
-        except Exception:
-            logger.warning("page cache lookup failed for %s", url, exc_info=True)
-            hit = None
+        hit = _cached(cache, url)
         if hit is not None:
             pages[url] = hit
     cached = set(pages)
-    for url, (page, keep) in fetch_pages(fetcher, [u for u in urls if u not in cached]).items():
+    for url, (page, from_cache) in fetch_pages(fetcher, [u for u in urls if u not in cached], cache=cache).items():
         pages[url] = page
-        if keep:
-            _store(cache, page)
+        if from_cache:
+            cached.add(url)
     return pages, cached
 
 
