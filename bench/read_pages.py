@@ -28,6 +28,7 @@ from research_core.runner import Runner
 from research_core.schemas import Source
 from research_core.services import Services
 from research_core.sources.cache import PageCache
+from research_core.sources.labels import reasons_text
 from research_core.sources.reader import ReadStats, read_sources
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.local_web import FIXTURE_PAGES, LocalWeb, serve_local_web
@@ -55,6 +56,8 @@ def read_all(web: LocalWeb, paths: list[str], cache: PageCache, batch: int) -> t
         total.failed += stats.failed
         total.from_cache += stats.from_cache
         total.fetched += stats.fetched
+        for reason, n in stats.reasons.items():
+            total.reasons[reason] = total.reasons.get(reason, 0) + n
     return time.perf_counter() - started, total
 
 
@@ -77,6 +80,8 @@ def reading(root: Path, batch: int, rounds: int) -> None:
                     f"| {n} | {label} | {len(paths)} | {stats.read} | {stats.failed} | {stats.fetched} | "
                     f"{stats.from_cache} | {seconds:.3f} | {rate:.1f} |"
                 )
+                if label == "cold" and stats.reasons:
+                    print(f"|  | snippets kept: {reasons_text(stats.reasons)} | | | | | | | |")
             hits = sum(web.hits[p] for p in paths)
             print(f"|  | requests at the server | {hits} (one per page) | | | | | | |")
     print(f"\nCold pages/s, median of {rounds}: {statistics.median(cold_rates):.1f}\n")
