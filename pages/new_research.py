@@ -257,6 +257,9 @@ def propose() -> None:
     if not st.session_state["nr_backends"]:
         st.session_state["nr_error"] = "Choose at least one search backend under “Limits and search”."
         return
+    if "searxng" in st.session_state["nr_backends"] and not settings.searxng_url:
+        st.session_state["nr_error"] = "SearXNG needs its URL: set it on the Settings page, or choose another backend."
+        return
     iterations = int(st.session_state["nr_max_iterations"])
     drill_on = st.session_state["nr_drill_down_on"]
     own_budget = TEMPLATES.get(effective_template(st.session_state["nr_template"], question), {}).get("max_iterations")

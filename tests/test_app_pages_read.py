@@ -91,3 +91,13 @@ def test_settings_refuse_a_searxng_url_with_credentials(env: dict) -> None:
     button(at, "Save settings").click().run()
     assert "must not carry credentials" in texts(at.error)
     assert not (env["db"].parent / "settings.json").exists()
+
+
+def test_new_research_asks_for_the_searxng_url_first(env: dict) -> None:
+    at = app()
+    at.text_area(key="nr_question").input(QUESTION).run()
+    at.multiselect(key="nr_backends").set_value(["searxng"]).run()
+    button(at, "Propose plan").click().run()
+    no_exception(at)
+    assert "SearXNG needs its URL" in texts(at.error)
+    assert Runner(env["db"]).runs() == []
