@@ -194,41 +194,36 @@ def _preview(passages: list[Passage]) -> str:
     return " | ".join(f"#{p.index + 1}: {' '.join(p.text.split())[:PREVIEW_CHARS]}" for p in passages)
 
 
+def _kept_snippet(source: Source, reason: str, why: str, origin: str) -> tuple[Source, LogEntry, str]:
+    entry = LogEntry(
+        node=NODE,
+        branch=source.sub_question_id,
+        kind="page_not_read",
+        message=f"Kept the snippet of {source.url}: {why}{origin}",
+    )
+    return source.model_copy(update={"read": "snippet", "read_note": f"snippet only: {why}"}), entry, reason
+
+
 def apply_page(
     source: Source, page: CachedPage, question: str, max_chars: int, cached: bool
 ) -> tuple[Source, LogEntry, str | None]:
     """The source with its page's best passages (or its snippet and why). Returns (source, log entry, reason)."""
     origin = " (from the page cache)" if cached else ""
-    branch = source.sub_question_id
     if not page.ok:
-        note = f"snippet only: {page.note}"
-        entry = LogEntry(
-            node=NODE,
-            branch=branch,
-            kind="page_not_read",
-            message=f"Kept the snippet of {source.url}: {page.note}{origin}",
-        )
-        return source.model_copy(update={"read": "snippet", "read_note": note}), entry, page.reason or "error"
+        return _kept_snippet(source, page.reason or "error", page.note, origin)
     passages = select_passages(question, page.text, max_chars, MAX_PASSAGES)
     if not passages:
-        note = "snippet only: no passage of the page is about the question"
-        entry = LogEntry(
-            node=NODE,
-            branch=branch,
-            kind="page_not_read",
-            message=f"Kept the snippet of {source.url}: no passage is about the question{origin}",
-        )
-        return source.model_copy(update={"read": "snippet", "read_note": note}), entry, "no_match"
+        return _kept_snippet(source, "no_match", "no passage of the page is about the question", origin)
     numbers = ", ".join(f"#{p.index + 1}" for p in passages)
-    note = f"page read: passage{'s' if len(passages) > 1 else ''} {numbers}"
-    update: dict[str, Any] = {"snippet": joined(passages), "read": "page", "read_note": note}
+    chosen = f"passage{'s' if len(passages) > 1 else ''} {numbers}"
+    update: dict[str, Any] = {"snippet": joined(passages), "read": "page", "read_note": f"page read: {chosen}"}
     if page.title and (not source.title or source.title == source.url):
         update["title"] = page.title
     entry = LogEntry(
         node=NODE,
-        branch=branch,
+        branch=source.sub_question_id,
         kind="passages",
-        message=f"Read {source.url}: chose passage{'s' if len(passages) > 1 else ''} {numbers}{origin}",
+        message=f"Read {source.url}: chose {chosen}{origin}",
         reasoning=_preview(passages),
     )
     return source.model_copy(update=update), entry, None
@@ -278,15 +273,9 @@ def read_sources(
             reasons[reason] += 1
     stats.reasons = dict(reasons)
     stats.seconds = round(time.monotonic() - started, 3)
-    log.append(_summary(out[0].sub_question_id if out else None, stats).model_dump())
-    services.emit(
-        {
-            "type": "pages_read",
-            "branch": out[0].sub_question_id if out else None,
-            "read": stats.read,
-            "failed": stats.failed,
-        }
-    )
+    branch = readable[0].sub_question_id
+    log.append(_summary(branch, stats).model_dump())
+    services.emit({"type": "pages_read", "branch": branch, "read": stats.read, "failed": stats.failed})
     return out, log, stats
 
 
