@@ -203,3 +203,14 @@ def test_ddgs_answers_identical_queries_from_its_cache() -> None:
     backend = WebSearch(client_factory=client.factory)
     assert backend.search("python asyncio", 5) == backend.search(" Python  asyncio ", 5)
     assert len(client.calls) == 1
+
+
+def test_the_local_web_serves_several_folders_under_prefixes(tmp_path: Path) -> None:
+    for name, words in (("pg", "PostgreSQL vacuum reclaims storage"), ("lite", "SQLite vacuum rebuilds the file")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "vacuum.html").write_text(f"<html><title>{name}</title><body><p>{words}</p></body></html>")
+    with serve_local_web(LocalWeb({"postgresql": tmp_path / "pg", "sqlite": tmp_path / "lite"})) as web:
+        urls = [s.url for s in SearxngSearch(web.base_url).search("vacuum", 5)]
+        assert sorted(urls) == [web.url("postgresql/vacuum.html"), web.url("sqlite/vacuum.html")]
+        assert httpx.get(web.url("sqlite/vacuum.html"), trust_env=False).text.count("SQLite vacuum") == 1
+        assert httpx.get(web.url("sqlite/../pg/vacuum.html"), trust_env=False).status_code == 404

@@ -18,7 +18,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -89,8 +89,19 @@ class _Index:
 class LocalWeb:
     """What the local web serves; the running server's address once started (`base_url`)."""
 
-    def __init__(self, root: Path | str | None = FIXTURE_PAGES, pages: dict[str, str | bytes] | None = None):
-        self.root = Path(root) if root is not None else None
+    def __init__(
+        self,
+        root: Path | str | Mapping[str, Path | str] | None = FIXTURE_PAGES,
+        pages: dict[str, str | bytes] | None = None,
+    ):
+        """Serve the folder `root`, or several folders under URL prefixes ({"sqlite": "/usr/share/doc/sqlite3"}),
+        plus `pages` from memory (path -> content)."""
+        if root is None:
+            self.roots: dict[str, Path] = {}
+        elif isinstance(root, Mapping):
+            self.roots = {prefix.strip("/"): Path(folder) for prefix, folder in root.items()}
+        else:
+            self.roots = {"": Path(root)}
         self.base_url = ""
         self.hits: Counter[str] = Counter()
         self.queries: list[str] = []
@@ -100,10 +111,11 @@ class LocalWeb:
         self._memory: dict[str, bytes] = {}
         self._index = _Index()
         self._lock = threading.Lock()
-        if self.root is not None:
-            for file in sorted(self.root.rglob("*")):
-                if file.suffix.lower() in (".html", ".htm"):
-                    self._index.add(file.relative_to(self.root).as_posix(), file.read_text(encoding="utf-8"))
+        for prefix, folder in self.roots.items():
+            for file in sorted(folder.rglob("*")):
+                if file.suffix.lower() in (".html", ".htm") and file.is_file():
+                    path = "/".join(part for part in (prefix, file.relative_to(folder).as_posix()) if part)
+                    self._index.add(path, file.read_text(encoding="utf-8", errors="replace"))
         for path, content in (pages or {}).items():
             self.add_page(path, content)
 
@@ -175,12 +187,13 @@ class LocalWeb:
         with self._lock:
             if path in self._memory:
                 return self._memory[path], content_type
-        if self.root is None:
-            return None
-        file = (self.root / path).resolve()
-        if not file.is_relative_to(self.root.resolve()) or not file.is_file():
-            return None
-        return file.read_bytes(), content_type
+        for prefix, folder in self.roots.items():
+            if prefix and not path.startswith(prefix + "/"):
+                continue
+            file = (folder / path[len(prefix) + 1 if prefix else 0 :]).resolve()
+            if file.is_relative_to(folder.resolve()) and file.is_file():
+                return file.read_bytes(), content_type
+        return None
 
 
 class _Server(ThreadingHTTPServer):
