@@ -43,7 +43,7 @@ PAGES = {
 def sidebar_providers() -> None:
     """Which LLM and search backends runs use, and whether they answer."""
     settings = services.app_settings()
-    llm = services.llm_status(settings)
+    llm = services.llm_status()
     st.markdown("**Providers**")
     dot = ":green[●]" if llm.ok else ":red[●]"
     model = settings.model if settings.provider == "openai" else "Qwen2.5-Coder-1.5B"
@@ -91,6 +91,28 @@ def run_card(snap: RunSnapshot) -> None:
     )
 
 
+def _logged_in() -> bool:
+    try:
+        return bool(st.user.is_logged_in)
+    except AttributeError:  # Streamlit without a login for this session
+        return False
+
+
+def require_login() -> None:
+    """With an `[auth]` section in .streamlit/secrets.toml (Streamlit's OIDC login), only a signed-in
+    user reaches the pages; without one the workbench is open, and listens on 127.0.0.1 only."""
+    try:
+        configured = "auth" in st.secrets
+    except Exception:  # no secrets file, or an unreadable one
+        configured = False
+    if configured and not _logged_in():
+        st.title("Arbor")
+        st.write("Log in to use the research workbench.")
+        st.button("Log in", type="primary", icon=":material/login:", on_click=st.login, key="app_login")
+        st.stop()
+
+
+require_login()
 page = st.navigation(PAGES)
 state.mark_shell()
 with st.sidebar:

@@ -217,8 +217,14 @@ with st.container(border=True):
         resumed = False
         if status in state.RESUMABLE and not services.run_is_active(selected):
             resumed = resume.resume_buttons(selected, "history_resume", primary=False)
+        # "running" here means a live process drives it (runs() reports a dead owner's run as interrupted)
+        driven = services.run_is_active(selected) or status == "running"
         delete_clicked = st.button(
-            "Delete…", icon=":material/delete:", key="history_delete", disabled=services.run_is_active(selected)
+            "Delete…",
+            icon=":material/delete:",
+            key="history_delete",
+            disabled=driven,
+            help="This run is being researched; stop it or let it finish before deleting it." if driven else None,
         )
 
     if open_clicked:

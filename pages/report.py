@@ -7,6 +7,7 @@ import logging
 import streamlit as st
 from pydantic import ValidationError
 
+from research_core.export import redact_result
 from research_core.runner import RunError
 from ui import report_view, services, state, widgets
 from ui.widgets import esc
@@ -72,6 +73,7 @@ if result is None:
 if st.query_params.get("run") != run_id:
     st.query_params["run"] = run_id
 
+result = redact_result(result)  # shown as the downloads are: key-like strings redacted
 st.markdown(f"### {esc(result.question)}")
 with st.container(horizontal=True, gap="small", vertical_alignment="center"):
     widgets.status_badge(result.status)

@@ -113,7 +113,7 @@ edited = st.data_editor(
 )
 rows = plan_table.rows_from_frame(edited)
 st.session_state[draft_key] = rows
-check = plan_table.check_rows(rows, snap.question, pending.get("strategy"))
+check = plan_table.check_rows(rows, snap.question, pending.get("strategy"), config)
 if check.error:
     st.error(check.error, icon=":material/error:")
 
@@ -172,16 +172,18 @@ if check.ok and check.plan is not None:
             f"report; each branch gets {config.sub_question_min_iterations}–"
             f"{config.sub_question_max_iterations} by priority."
         )
+        if est.note:
+            st.warning(esc(est.note), icon=":material/money_off:")
     with tree_col:
         st.markdown("##### Tree")
         lines = []
         by_id = {sq.id: sq for sq in check.plan.sub_questions}
         for sq in (by_id[i] for i in check.tree):
             indent = "    " * sq.depth
+            budget = "unfunded" if sq.id in est.unfunded else f"{est.iterations.get(sq.id, 0)} iterations"
             lines.append(
                 f"{indent}- **{check.numbers.get(sq.id, '')}** {esc(sq.question_text)}  \n"
-                f"{indent}  :gray[{esc(sq.id)} · priority {sq.priority:.2f} · "
-                f"{est.iterations.get(sq.id, 0)} iterations]"
+                f"{indent}  :gray[{esc(sq.id)} · priority {sq.priority:.2f} · {budget}]"
             )
         st.markdown("\n".join(lines))
 else:

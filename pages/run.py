@@ -26,7 +26,7 @@ if not run_id:
 
 runner = services.get_runner()
 try:
-    snap = runner.snapshot(run_id)
+    snap = run_view.shown_snapshot(runner.snapshot(run_id))
 except RunError as exc:
     st.info(f"{exc} Pick a run on the History page.", icon=":material/info:")
     st.page_link(state.HISTORY, label="History", icon=":material/history:")
@@ -331,7 +331,7 @@ def controls(s: RunSnapshot) -> None:
 def live_view(run_id: str) -> None:
     """Redraw the run from its snapshot every second while it works; no full page rerun."""
     try:
-        now = runner.snapshot(run_id)
+        now = run_view.shown_snapshot(runner.snapshot(run_id))
     except RunError:
         st.error(
             f"Run `{esc(run_id)}` no longer exists: it was deleted while you were watching it. "

@@ -216,7 +216,7 @@ with llm_col:
 with status_col:
     st.subheader("Reachability")
     st.caption("Checked with the saved settings.")
-    llm = services.llm_status(saved)
+    llm = services.llm_status()
     label = "Embedded model" if saved.provider == "local" else f"LLM at {saved.endpoint_label()}"
     (st.success if llm.ok else st.error)(f"**{esc(label)}**  \n{esc(llm.message)}")
     for name, status in services.search_status(saved.search_backends, saved.searxng_url).items():

@@ -6,9 +6,11 @@ Errors print one line to stderr and exit non-zero; a user mistake never prints a
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import logging
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -16,16 +18,27 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from research_core.cli.files import (
+    MissingDatabaseError,
+    OutputPathError,
+    check_output_path,
+    require_database,
+    write_output,
+)
+from research_core.cli.options import NumberOption, OneLineParser, check_numbers, field_error, field_option
+from research_core.cli.signals import Stopped, exit_code, stop_signals_interrupt
+from research_core.cli.terminal import clean_output_streams
 from research_core.configuration import (
     TEMPLATES,
     LLMSettings,
     RunConfig,
     build_run_config,
     resolve_llm_settings,
-    strip_url_secrets,
 )
 from research_core.heap import freeze_startup_heap
+from research_core.llm import allow_new_calls, stop_new_calls
 from research_core.runner import RunError, Runner, RunSnapshot
+from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.search.registry import known_backends, parse_backend_names, searxng_url_from
 from research_core.store import default_db_path
 
@@ -40,6 +53,16 @@ ANSWER_HELP = (
     "revision: accept | reject | CHANGES.json (the part of {add, drop, reprioritize} to keep). Any FILE.json "
     'may also hold the full answer object, e.g. {"action": "approve", ...}'
 )
+
+
+# Numeric options, with the ranges of the settings they set; checked in `run_command`.
+LLM_TIMEOUT = field_option("--llm-timeout", LLMSettings, "timeout_s")
+MAX_COST = NumberOption("--max-cost", "max_cost", float, {"ge": 0.0}, "max_total_cost_usd")
+MAX_ITERATIONS = field_option("--max-iterations", RunConfig, "max_iterations")
+PARALLEL = field_option("--parallel", RunConfig, "parallel")
+PRIORITY = NumberOption("--priority", "priority", float, {"ge": 0.0, "le": 1.0}, "priority")
+LIMIT = NumberOption("--limit", "limit", int, {"ge": 1})
+NUMBER_OPTIONS = (LLM_TIMEOUT, MAX_COST, MAX_ITERATIONS, PARALLEL, PRIORITY, LIMIT)
 
 
 class CliError(Exception):
@@ -57,14 +80,14 @@ def _common(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
     g.add_argument("--llm-model", default=None, help="working model (plan, extract, branch synthesis)")
     g.add_argument("--synthesis-model", default=None, help="model for the final synthesis")
-    g.add_argument("--llm-timeout", type=float, default=None, help="seconds before one LLM call times out")
+    g.add_argument("--llm-timeout", type=LLM_TIMEOUT.parse, default=None, help="seconds before one LLM call times out")
     g.add_argument("--search", default=None, help=f"comma list of search backends ({', '.join(known_backends())})")
     g.add_argument(
         "--searxng-url", default=None, help="SearXNG instance for --search searxng (default: $ARBOR_SEARXNG_URL)"
     )
-    g.add_argument("--max-cost", type=float, default=None, help="cost cap in USD")
-    g.add_argument("--max-iterations", type=int, default=None, help="total iteration budget")
-    g.add_argument("--parallel", type=int, default=None, help="branches researched at once")
+    g.add_argument("--max-cost", type=MAX_COST.parse, default=None, help="cost cap in USD")
+    g.add_argument("--max-iterations", type=MAX_ITERATIONS.parse, default=None, help="total iteration budget")
+    g.add_argument("--parallel", type=PARALLEL.parse, default=None, help="branches researched at once (1-16)")
     g.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
 
 
@@ -100,7 +123,7 @@ def _set_values(pairs: list[str]) -> dict[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `python -m research_core`."""
-    parser = argparse.ArgumentParser(prog="python -m research_core", description="Arbor hierarchical research")
+    parser = OneLineParser(prog="python -m research_core", description="Arbor hierarchical research")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("decompose", help="propose a plan of sub-questions for a question")
@@ -153,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_id")
     p.add_argument("branch_id")
     p.add_argument("--question", default=None, help="new text for the branch")
-    p.add_argument("--priority", type=float, default=None)
+    p.add_argument("--priority", type=PRIORITY.parse, default=None, help="0 to 1")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
     _common(p)
@@ -182,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p = lib_sub.add_parser("search", help="search the library")
     p.add_argument("terms")
-    p.add_argument("--limit", type=int, default=5)
+    p.add_argument("--limit", type=LIMIT.parse, default=5)
     _common(p)
     p = lib_sub.add_parser("list", help="list indexed documents")
     _common(p)
@@ -282,14 +305,24 @@ def _config(args: argparse.Namespace, question: str, **extra: Any):
         overrides["searxng_url"] = searxng_url_from(overrides.get("searxng_url"))
         config = build_run_config(getattr(args, "template", None), question, **overrides)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(x) for x in first["loc"]) or "configuration"
-        raise CliError(f"{field}: {first['msg']}") from None
+        raise CliError(_validation_line(exc, RunConfig)) from None
     except ValueError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     if "searxng" in config.search_backends and config.searxng_url is None:
         raise CliError("--search searxng needs the instance's URL: --searxng-url URL, or set ARBOR_SEARXNG_URL")
     return config
+
+
+def _validation_line(exc: ValidationError, model: type[RunConfig] | type[LLMSettings]) -> str:
+    """The first error of a validation as one line: the field, its allowed range and the value given."""
+    first = exc.errors()[0]
+    field = ".".join(str(x) for x in first["loc"]) or "configuration"
+    reason = field_error(model, field, first.get("input")) if first["loc"] else None
+    where = f"--set {field}" if model is RunConfig else field
+    if reason:
+        return f"{where}: {reason}"
+    message = first["msg"].removeprefix("Value error, ")
+    return f"{where}: {message}" if first["loc"] else message
 
 
 def _read_json(path: Path) -> Any:
@@ -307,13 +340,15 @@ def _print_gate(runner: Runner, snap: RunSnapshot) -> None:
     if kind == "review":
         print(f"Plan for: {pending['question']}  (strategy: {pending['strategy']})")
         est = pending.get("estimated_iterations", {})
+        unfunded = set(pending.get("unfunded") or [])
         for sq in pending["sub_questions"]:
             indent = "  " * (sq.get("depth") or 0)
-            print(
-                f"  {indent}{sq['id']}  [{sq['priority']:.2f}]  {sq['question_text']}  ({est.get(sq['id'], '?')} it.)"
-            )
+            budget = "unfunded" if sq["id"] in unfunded else f"{est.get(sq['id'], '?')} it."
+            print(f"  {indent}{sq['id']}  [{sq['priority']:.2f}]  {sq['question_text']}  ({budget})")
         low, high = pending.get("estimated_cost_usd", [0, 0])
         print(f"Estimated cost: ${low:.4f} - ${high:.4f}")
+        if pending.get("budget_note"):
+            print(f"Budget: {pending['budget_note']}")
         _print_refusal(pending)
         print(f"\nRun {snap.run_id} is waiting for review. Continue with:")
         print(f"  {_resume_command(runner, snap.run_id, 'approve')}")
@@ -439,6 +474,93 @@ def _answer_from_file(data: Any, pending: dict[str, Any]) -> Any:
     return data
 
 
+def _write(path: Path, text: str, runner: Runner, option: str) -> None:
+    """Write one output file atomically, never over the database; a problem is one CliError line."""
+    try:
+        write_output(path, text, runner.db_path, option)
+    except OutputPathError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"{option} {path}: cannot write it ({exc.strerror or exc})") from None
+
+
+# The output options of each command, checked before the command does any work.
+OUTPUT_OPTIONS = {
+    "decompose": ("json",),
+    "run": ("out", "json"),
+    "resume": ("out", "json"),
+    "rerun": ("out", "json"),
+    "compare": ("json",),
+    "export": ("out",),
+}
+# Commands that only make sense on an existing database: refused, with nothing created, without one.
+NEEDS_DATABASE = {"runs", "show", "export", "resume", "rerun", "delete"}
+LIBRARY_NEEDS_DATABASE = {"search", "list", "remove"}
+
+
+def _db_path(args: argparse.Namespace) -> Path:
+    return args.db if args.db is not None else default_db_path()
+
+
+def _check_files(args: argparse.Namespace) -> None:
+    """Before any work: the database a reading command needs exists; no output path is the database."""
+    db = _db_path(args)
+    reading = args.command in NEEDS_DATABASE or (args.command == "compare" and args.runs)
+    if args.command == "library":
+        reading = args.library_command in LIBRARY_NEEDS_DATABASE
+    if reading:
+        try:
+            require_database(db, default=args.db is None and "ARBOR_DB" not in os.environ)
+        except MissingDatabaseError as exc:
+            raise CliError(str(exc)) from None
+    for name in OUTPUT_OPTIONS.get(args.command, ()):
+        path = getattr(args, name, None)
+        if path is not None:
+            try:
+                check_output_path(path, db, f"--{name}")
+            except OutputPathError as exc:
+                raise CliError(str(exc)) from None
+
+
+def _command_config(args: argparse.Namespace) -> RunConfig | None:
+    """The run configuration of a command that starts research (decompose, run, compare QUESTION)."""
+    if args.command == "decompose" or (args.command == "compare" and args.question and not args.runs):
+        return _config(args, args.question)
+    if args.command == "run":
+        return _config(
+            args,
+            args.question,
+            mode=args.mode,
+            auto_approve=True if args.auto else None,
+            step_mode=True if args.step else None,
+            report_language=args.language,
+        )
+    return None
+
+
+def _check_plan(plan: Any, question: str, config: RunConfig) -> None:
+    """Refuse a supplied plan the run would refuse; with --auto, say which branches the budget cannot fund."""
+    from research_core.budget import fund_branches, funding_note
+    from research_core.plan import PlanError, validate_plan
+
+    try:
+        checked = validate_plan(plan, question, config=config)
+    except PlanError as exc:
+        raise CliError(f"The plan is invalid: {exc}") from None
+    if not config.auto_approve:
+        return  # the review gate shows the budget before anything runs
+    subs = checked.sub_questions
+    funding = fund_branches(
+        config.max_iterations,
+        [sq.priority for sq in subs],
+        config.sub_question_min_iterations,
+        config.sub_question_max_iterations,
+    )
+    note = funding_note(funding, [sq.id for sq in subs], config.max_iterations)
+    if note:
+        _progress(f"warning: {note}")
+
+
 def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path | None) -> int:
     if snap.status in ("awaiting_review", "awaiting_step"):
         _print_gate(runner, snap)
@@ -463,9 +585,9 @@ def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path 
     from research_core.export import export_result
 
     if out is not None:
-        out.write_text(export_result(result, "md")[0], encoding="utf-8")
+        _write(out, export_result(result, "md")[0], runner, "--out")
     if json_out is not None:
-        json_out.write_text(export_result(result, "json")[0], encoding="utf-8")
+        _write(json_out, export_result(result, "json")[0], runner, "--json")
     c = result.costs
     print(result.final_answer)
     print(
@@ -495,18 +617,17 @@ def _print_hypotheses(branches: list[dict[str, Any]]) -> None:
             print(f"      pivot: {h['pivot']}", file=sys.stderr)
 
 
-def _compare(runner: Runner, args: argparse.Namespace) -> int:
+def _compare(runner: Runner, args: argparse.Namespace, config: RunConfig | None) -> int:
     from research_core.compare import compare_modes, compare_runs
 
     if args.runs:
         comparison = compare_runs(runner, *args.runs)
-    elif args.question:
-        config = _config(args, args.question)
+    elif args.question and config is not None:
         comparison = compare_modes(runner, args.question, config, in_parallel=not args.sequential)
     else:
         raise CliError("give a QUESTION to run both modes, or --runs RUN_A RUN_B")
     if args.json:
-        args.json.write_text(comparison.model_dump_json(indent=2), encoding="utf-8")
+        _write(args.json, comparison.model_dump_json(indent=2), runner, "--json")
     fields = [
         "mode",
         "status",
@@ -569,8 +690,17 @@ def run_command(args: argparse.Namespace) -> int:
     Sets `args.resume_hint` to the command that continues the run once a run is known, for the
     message after Ctrl-C.
     """
+    problem = check_numbers(args, NUMBER_OPTIONS)
+    if problem:
+        raise CliError(problem)
+    _check_files(args)
     if args.command == "library":
         return _library(args)
+    # Everything the user gave is checked before the runner opens (or creates) the database.
+    config = _command_config(args)
+    plan = _read_json(args.plan) if args.command == "run" and args.plan else None
+    if plan is not None and config is not None:
+        _check_plan(plan, args.question, config)
     runner = _runner(args)
 
     def created(run_id: str, note: str = "") -> None:
@@ -578,8 +708,8 @@ def run_command(args: argparse.Namespace) -> int:
         _progress(f"run id {run_id}{note} started; resume with: {args.resume_hint}")
 
     if args.command == "decompose":
-        plan, warnings = runner.propose_plan(args.question, _config(args, args.question))
-        data = plan.model_dump(
+        proposed, warnings = runner.propose_plan(args.question, config)
+        data = proposed.model_dump(
             include={
                 "question": True,
                 "strategy": True,
@@ -588,21 +718,12 @@ def run_command(args: argparse.Namespace) -> int:
         )
         text = json.dumps(data, indent=2, ensure_ascii=False)
         if args.json:
-            args.json.write_text(text + "\n", encoding="utf-8")
+            _write(args.json, text + "\n", runner, "--json")
         print(text)
         for w in warnings:
             print(f"arbor: warning: {w}", file=sys.stderr)
         return 0
     if args.command == "run":
-        plan = _read_json(args.plan) if args.plan else None
-        config = _config(
-            args,
-            args.question,
-            mode=args.mode,
-            auto_approve=True if args.auto else None,
-            step_mode=True if args.step else None,
-            report_language=args.language,
-        )
         snap = runner.start(args.question, config, plan=plan, on_created=created)
         return _finish(runner, snap, args.out, args.json)
     if args.command == "resume":
@@ -620,7 +741,7 @@ def run_command(args: argparse.Namespace) -> int:
         snap = runner.resume(args.run_id, answer)
         return _finish(runner, snap, args.out, args.json)
     if args.command == "compare":
-        return _compare(runner, args)
+        return _compare(runner, args, config)
     if args.command == "rerun":
         _use_run_llm(runner, args, args.run_id)
         _ignored_on_resume(args)
@@ -662,7 +783,7 @@ def run_command(args: argparse.Namespace) -> int:
         if result is None:
             raise CliError(f"run {args.run_id} has not finished; nothing to export yet")
         content, _name, _mime = export_result(result, args.format)
-        args.out.write_text(content, encoding="utf-8")
+        _write(args.out, content, runner, "--out")
         print(f"wrote {args.out}")
         return 0
     if args.command == "delete":
@@ -674,24 +795,39 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: parse, run, and turn user errors into one line on stderr."""
+    """Entry point: parse, run, and turn user errors into one line on stderr.
+
+    Everything printed is cleaned for the terminal; SIGTERM and SIGHUP stop a command like Ctrl-C.
+    """
+    with clean_output_streams(), stop_signals_interrupt(on_stop=stop_new_calls):
+        try:
+            return _main(argv)
+        finally:
+            allow_new_calls()
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="arbor: %(message)s")
     try:
         return run_command(args)
     except (CliError, RunError) as exc:
-        print(f"arbor: {exc}", file=sys.stderr)
+        _say_error(str(exc))
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except ValidationError as exc:  # settings built from flags and the environment
+        _say_error(_validation_line(exc, LLMSettings))
+        return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        how = f"stopped by {exc.name}" if isinstance(exc, Stopped) else "interrupted"
         hint = getattr(args, "resume_hint", None)
         if hint:
-            print(f"arbor: interrupted; everything gathered so far is saved; resume with: {hint}", file=sys.stderr)
+            _say_error(f"{how}; everything gathered so far is saved; resume with: {hint}")
         else:
-            print("arbor: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+            _say_error(how)
+        return exit_code(exc)
     except Exception as exc:  # the engine's own errors carry a user message
         message = getattr(exc, "user_message", None) or f"{type(exc).__name__}: {exc}"
-        print(f"arbor: {message}", file=sys.stderr)
+        _say_error(message)
         return EXIT_FAILED
     finally:
         try:
@@ -700,6 +836,13 @@ def main(argv: list[str] | None = None) -> int:
             stop_shared_server()
         except ImportError:
             pass
+
+
+def _say_error(message: str) -> None:
+    """Print `arbor: MESSAGE` on stderr as one line; a closed terminal (SIGHUP) is not an error."""
+    lines = [line.strip() for line in strip_url_secrets_in_text(message).splitlines() if line.strip()]
+    with contextlib.suppress(OSError):
+        print(f"arbor: {lines[0] if lines else message}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

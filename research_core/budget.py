@@ -62,6 +62,101 @@ def allocate_iterations(
     return [clamp(s, min_per_branch, max_per_branch) for s in split_by_priority(research, priorities)]
 
 
+def research_cap(max_iterations: int, num_branches: int) -> int:
+    """Research iterations a hierarchical run may spend: `max_iterations` less the reserved ones.
+
+    Never more than `max_iterations`, and at least 1 so a run can research at all.
+    """
+    return min(max_iterations, max(1, max_iterations - reserved_iterations(num_branches)))
+
+
+def run_iteration_cap(max_iterations: int, active_branches: int, *, flat: bool) -> int:
+    """The ceiling on a running run's research iterations, drill-downs and revisions included.
+
+    Every active branch may get one iteration when the budget allows less, but the ceiling never
+    exceeds `max_iterations`.
+    """
+    if flat:
+        return flat_iterations(max_iterations)
+    reserved_cap = max(active_branches, max_iterations - reserved_iterations(active_branches))
+    return max(1, min(max_iterations, reserved_cap))
+
+
+@dataclass(frozen=True)
+class Funding:
+    """The iterations each branch can expect within the run's ceiling, highest priority first.
+
+    `wanted` is each branch's share by priority (clamped to the per-branch bounds), `shares` what
+    the ceiling `cap` leaves for it: lower-priority branches wait for what the others leave, and
+    one left with 0 is unfunded (skipped if nothing is left when its turn comes).
+    """
+
+    shares: list[int]
+    wanted: list[int]
+    cap: int
+    min_per_branch: int
+
+    @property
+    def unfunded(self) -> list[int]:
+        """Indexes of the branches the ceiling leaves without iterations."""
+        return [i for i, n in enumerate(self.shares) if n == 0]
+
+    @property
+    def underfunded(self) -> list[int]:
+        """Indexes of the branches left with some iterations, but fewer than their minimum."""
+        return [i for i, n in enumerate(self.shares) if 0 < n < min(self.min_per_branch, self.wanted[i])]
+
+    @property
+    def funded(self) -> int:
+        """How many branches get iterations."""
+        return len(self.shares) - len(self.unfunded)
+
+
+def fund_branches(
+    max_iterations: int,
+    priorities: Sequence[float],
+    min_per_branch: int,
+    max_per_branch: int,
+) -> Funding:
+    """What each branch of a plan can expect, with the run's iteration ceiling applied.
+
+    Each branch wants its `allocate_iterations` share; the ceiling (`run_iteration_cap` over all
+    branches, never more than `max_iterations`) is handed out in priority order (ties: the earlier
+    branch), as the scheduler runs them, so the shares never add up to more than the run may spend.
+
+    >>> fund_branches(8, [1.0, 0.9, 0.5, 0.2], 2, 5).shares
+    [2, 2, 0, 0]
+    """
+    n = len(priorities)
+    cap = run_iteration_cap(max_iterations, n, flat=False)
+    wanted = allocate_iterations(max_iterations, priorities, min_per_branch, max_per_branch)
+    shares = [0] * n
+    left = cap
+    for i in sorted(range(n), key=lambda j: (-priorities[j], j)):
+        shares[i] = min(wanted[i], left)
+        left -= shares[i]
+    return Funding(shares, wanted, cap, min_per_branch)
+
+
+def funding_note(funding: Funding, ids: Sequence[str], max_iterations: int) -> str | None:
+    """One line saying which branches the iteration ceiling cannot fund in full and what to do, or None."""
+    unfunded = [ids[i] for i in funding.unfunded]
+    short = [ids[i] for i in funding.underfunded]
+    if not unfunded and not short:
+        return None
+    parts = []
+    if short:
+        parts.append(f"{', '.join(short)} {'gets' if len(short) == 1 else 'get'} fewer than the minimum")
+    if unfunded:
+        parts.append(f"{', '.join(unfunded)} {'waits' if len(unfunded) == 1 else 'wait'} unfunded and will be skipped")
+    return (
+        f"The iteration budget (max_iterations={max_iterations}) leaves {funding.cap} research iterations, "
+        f"not enough for every branch's minimum of {funding.min_per_branch}: {'; '.join(parts)} "
+        "unless higher-priority branches finish early. Remove branches, raise max_iterations or lower "
+        "sub_question_min_iterations."
+    )
+
+
 def flat_iterations(max_iterations: int) -> int:
     """Research iterations of a flat run: the same total budget, less its one synthesis."""
     return max(1, max_iterations - 1)

@@ -11,9 +11,10 @@ import os
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
+
+from research_core.sanitize import strip_url_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -78,8 +79,8 @@ class LLMSettings(BaseModel):
         return self.provider == "local" and not self.base_url
 
     def endpoint_label(self) -> str:
-        """A short description of where LLM calls go."""
-        return "embedded local model" if self.embedded else self.base_url or OPENAI_DEFAULT_BASE_URL
+        """A short description of where LLM calls go (credentials in the URL left out)."""
+        return "embedded local model" if self.embedded else strip_url_secrets(self.base_url or OPENAI_DEFAULT_BASE_URL)
 
     @property
     def synthesis_tier_model(self) -> str:
@@ -107,22 +108,6 @@ STORED_LLM_FIELDS = (
     "structured_retries",
     "temperature",
 )
-_SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "sig", "auth")
-
-
-def strip_url_secrets(url: str) -> str:
-    """`url` without user:password@ and without query parameters that look like credentials."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    query = [
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if not any(word in k.lower() for word in _SECRET_QUERY_WORDS)
-    ]
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
 
 
 def clean_service_url(value: str | None, name: str) -> str | None:

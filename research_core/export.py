@@ -26,6 +26,7 @@ from research_core.markdown_fences import scan_fences
 from research_core.sanitize import (
     clean_llm_markdown,
     escape_markdown,
+    redact_data,
     redact_secrets,
     safe_link,
     safe_url,
@@ -60,26 +61,20 @@ _ATX_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
 # ---- secrets ---------------------------------------------------------------------------
 
 
-def _redact(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_secrets(value)
-    if isinstance(value, list):
-        return [_redact(v) for v in value]
-    if isinstance(value, dict):
-        return {(_redact(k) if isinstance(k, str) else k): _redact(v) for k, v in value.items()}
-    return value
-
-
 def redact_result(result: RunResult) -> RunResult:
-    """Return `result` with every string that looks like an API key replaced by `[redacted]`.
+    """Return `result` with every string that looks like an API key replaced by `[redacted]`, and
+    control and bidi characters removed from every string.
 
-    The result itself is returned when nothing needed redacting.
+    Every export and every page that shows a result uses this. The result itself is returned when
+    nothing needed changing.
     """
     data = result.model_dump(mode="json")
-    redacted = _redact(data)
+    cleaned = redact_data(data, strip_control_chars)
+    redacted = redact_data(cleaned)
+    if redacted != cleaned:
+        logger.warning("Redacted what looks like an API key from run %s", result.run_id)
     if redacted == data:
         return result
-    logger.warning("Redacted what looks like an API key from the export of run %s", result.run_id)
     return RunResult.model_validate(redacted)
 
 

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.costs import call_cost, price_for, price_known
+from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.schemas import CostEntry
 
 logger = logging.getLogger(__name__)
@@ -33,9 +34,14 @@ TASK_HEADER = "X-Arbor-Task"
 
 
 class LLMError(RuntimeError):
-    """An LLM call failed. `user_message` says what went wrong and what to do."""
+    """An LLM call failed. `user_message` says what went wrong and what to do.
+
+    Credentials in any URL of the message (user:password@, ?api_key=...) are removed, because the
+    message is printed, logged, stored with the run and shown in the UI.
+    """
 
     def __init__(self, user_message: str, costs: list[CostEntry] | None = None):
+        user_message = strip_url_secrets_in_text(user_message)
         super().__init__(user_message)
         self.user_message = user_message
         self.costs = costs or []
@@ -43,6 +49,27 @@ class LLMError(RuntimeError):
 
 class StructuredOutputError(LLMError):
     """The model kept answering with JSON that does not fit the schema."""
+
+
+class CallsStopped(KeyboardInterrupt):
+    """The process is stopping (Ctrl-C, SIGTERM, SIGHUP): no new LLM call starts.
+
+    A KeyboardInterrupt, so no node mistakes it for a failed call and writes a fallback answer:
+    the step is abandoned, and a resume does it again.
+    """
+
+
+_STOPPING = threading.Event()
+
+
+def stop_new_calls() -> None:
+    """From now on every LLM call of this process raises CallsStopped (calls under way finish)."""
+    _STOPPING.set()
+
+
+def allow_new_calls() -> None:
+    """Undo `stop_new_calls`."""
+    _STOPPING.clear()
 
 
 def extract_json_object(text: str) -> dict:
@@ -65,6 +92,7 @@ def extract_json_object(text: str) -> dict:
 
 
 def _describe_error(exc: Exception, base_url: str) -> str:
+    base_url = strip_url_secrets(base_url)
     if isinstance(exc, openai.APITimeoutError):
         return f"The LLM at {base_url} did not answer in time. Try again, raise the timeout, or use a faster model."
     if isinstance(exc, openai.APIConnectionError):
@@ -170,6 +198,8 @@ class LLMClient:
         json_mode: bool = False,
         max_tokens: int | None = None,
     ) -> tuple[str, CostEntry]:
+        if _STOPPING.is_set():
+            raise CallsStopped(f"not starting the {task} call: the process is stopping")
         model = self._connect(tier)
         kwargs: dict = {"extra_headers": {TASK_HEADER: task}}
         if json_mode:

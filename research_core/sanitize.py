@@ -11,12 +11,17 @@ paths, `library://` ids) and `safe_link` what may be *clicked* (absolute http(s)
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlsplit
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 # ---- control characters ----------------------------------------------------------------
 
-# Unicode category Cc without \t and \n: C0 controls, DEL and the C1 block.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): invisible, and
+# they make text display in another order than it is stored ("Trojan Source").
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+# Unicode category Cc without \t and \n (C0 controls, DEL, the C1 block), and the bidi controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
 _NEWLINES = re.compile(r"\r\n?|[\u2028\u2029]")
 # Around a URL: whitespace and controls. Inside: controls (browsers drop tabs and newlines
 # even within `java\tscript:`) and invisible format characters (soft hyphen, zero-width
@@ -26,8 +31,31 @@ _URL_INSIDE = re.compile(r"[\x00-\x1f\x7f-\x9f\u00ad\u200b-\u200f\u202a-\u202e\u
 
 
 def strip_control_chars(text: str) -> str:
-    """Remove control characters (keeping newlines and tabs); `\\r\\n`, `\\r`, U+2028/9 become `\\n`."""
+    """Remove control characters and bidi controls (keeping newlines and tabs).
+
+    `\\r\\n`, `\\r`, U+2028/9 become `\\n`; NUL, BEL, ESC, the C1 block and the bidirectional
+    embeddings, overrides and isolates go.
+    """
     return _CONTROL.sub("", _NEWLINES.sub("\n", text))
+
+
+# A terminal escape sequence: CSI (ESC [ ... final byte, or the one-byte C1 CSI), OSC, DCS, SOS,
+# PM and APC strings up to their terminator (BEL or ESC \\, at the latest the end of the line), and
+# the other ESC sequences.
+_TERMINAL_ESCAPE = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+
+
+def strip_terminal_escapes(text: str) -> str:
+    """`text` safe to print on a terminal: escape sequences (colours, window titles, hyperlinks,
+    cursor moves) removed with their content, then every other control and bidi character.
+
+    Newlines and tabs stay; a carriage return becomes a newline, so text cannot overwrite a line.
+    """
+    return strip_control_chars(_TERMINAL_ESCAPE.sub("", text))
 
 
 # ---- URLs ------------------------------------------------------------------------------
@@ -100,7 +128,7 @@ def _is_web_target(target: str) -> bool:
 
 # ---- untrusted plain text --------------------------------------------------------------
 
-_WHITESPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
+_WHITESPACE_OR_CONTROL = re.compile(r"[\s\x00-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]+")
 _ENTITY_LIKE = r"&(?=#[0-9]{1,8};|#[xX][0-9a-fA-F]{1,8};|[A-Za-z][A-Za-z0-9]{1,31};)"
 _INLINE_SPECIAL = re.compile(_ENTITY_LIKE + r"|[\\`*_\[\]<>|~]")
 _LINE_START_SPECIAL = re.compile(r"^(?:[#+\-=]|(\d{1,9})[.)])")
@@ -241,3 +269,69 @@ _SECRET = re.compile(
 def redact_secrets(text: str) -> str:
     """Replace anything that looks like an API key or access token with `[redacted]`."""
     return _SECRET.sub(REDACTED, text)
+
+
+def redact_data(value: Any, clean: Callable[[str], str] = redact_secrets) -> Any:
+    """`value` (JSON-like: dicts, lists, strings) with `clean` applied to every string, keys included."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, list | tuple):
+        return [redact_data(v, clean) for v in value]
+    if isinstance(value, dict):
+        return {(clean(k) if isinstance(k, str) else k): redact_data(v, clean) for k, v in value.items()}
+    return value
+
+
+# ---- credentials in URLs -----------------------------------------------------------------
+
+# Query parameters whose name contains one of these words are dropped from a shown URL
+# (api_key, key, access_token, token, client_secret, password, sig, auth ...).
+_SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "sig", "auth")
+# A URL inside free text (an error message, a log line): scheme://... up to whitespace or a quote.
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^\s<>\"'`]+")
+
+
+def strip_url_secrets(url: str) -> str:
+    """`url` without user:password@ and without query parameters that look like credentials.
+
+    The one helper for every URL that goes into a message, a log line, the database or a page.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return _strip_userinfo(url)
+    if "@" not in parts.netloc and not parts.query:
+        return url
+    query = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not any(word in k.lower() for word in _SECRET_QUERY_WORDS)
+    ]
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    return urlunsplit((parts.scheme, netloc, parts.path, urlencode(query), parts.fragment))
+
+
+def _strip_userinfo(url: str) -> str:
+    """Fallback for a URL `urlsplit` refuses: drop everything between `//` and the last `@` of the host part."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    host_end = len(rest)
+    for mark in "/?#":
+        found = rest.find(mark)
+        if found >= 0:
+            host_end = min(host_end, found)
+    return scheme + sep + rest[:host_end].rsplit("@", 1)[-1] + rest[host_end:]
+
+
+def strip_url_secrets_in_text(text: str) -> str:
+    """`text` with `strip_url_secrets` applied to every URL in it (messages, errors, log lines)."""
+    if "://" not in text:
+        return text
+    return _URL_IN_TEXT.sub(_strip_found_url, text)
+
+
+def _strip_found_url(match: re.Match[str]) -> str:
+    url = match.group(0)
+    trail = len(url) - len(url.rstrip(".,;:!?)]}"))
+    return strip_url_secrets(url[: len(url) - trail]) + url[len(url) - trail :]

@@ -24,6 +24,14 @@ DEFAULT_DB = Path("data") / "arbor.db"
 BUSY_TIMEOUT_MS = 30_000
 
 
+class RunOwnedElsewhere(Exception):
+    """A live process other than this one drives the run; `pid` names it."""
+
+    def __init__(self, pid: int):
+        super().__init__(f"run driven by process {pid}")
+        self.pid = pid
+
+
 def default_db_path() -> Path:
     """`$ARBOR_DB` if set, else ./data/arbor.db."""
     return Path(os.environ.get("ARBOR_DB", DEFAULT_DB))
@@ -204,15 +212,30 @@ class RunStore:
             rows = self._db.query(f"select {cols} from runs order by created_at desc, rowid desc limit ?", [limit])
             return [dict(r) for r in rows]
 
-    def delete(self, run_id: str) -> bool:
-        """Delete a run record and its checkpoints. True if it existed."""
-        with self._lock, self._conn:
-            existed = self._conn.execute("select 1 from runs where id = ?", [run_id]).fetchone() is not None
-            self._conn.execute("delete from runs where id = ?", [run_id])
-            for table in ("checkpoints", "writes"):
-                exists = self._conn.execute(
-                    "select 1 from sqlite_master where type='table' and name=?", [table]
+    def delete(self, run_id: str, owner_alive: Callable[[int | None, str | None], bool] | None = None) -> bool:
+        """Delete a run record with its checkpoints and writes, in one transaction. True if it existed.
+
+        With `owner_alive`, a run marked running by a live owner is not touched: `RunOwnedElsewhere`
+        is raised. The check and the deletion share one IMMEDIATE transaction, like `claim`.
+        """
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._conn.execute(
+                    "select status, owner_pid, owner_token from runs where id = ?", [run_id]
                 ).fetchone()
-                if exists:
-                    self._conn.execute(f"delete from {table} where thread_id = ?", [run_id])
-        return existed
+                if row is not None and owner_alive is not None and row[0] == "running" and owner_alive(row[1], row[2]):
+                    raise RunOwnedElsewhere(int(row[1]))
+                self._conn.execute("delete from runs where id = ?", [run_id])
+                for table in ("checkpoints", "writes"):
+                    exists = self._conn.execute(
+                        "select 1 from sqlite_master where type='table' and name=?", [table]
+                    ).fetchone()
+                    if exists:
+                        self._conn.execute(f"delete from {table} where thread_id = ?", [run_id])
+                self._conn.execute("COMMIT")
+            except BaseException:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
+        return row is not None

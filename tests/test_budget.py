@@ -9,8 +9,11 @@ from research_core.budget import (
     clamp,
     estimate_cost_range,
     flat_iterations,
+    fund_branches,
+    funding_note,
     reserve_synthesis_cost,
     reserved_iterations,
+    run_iteration_cap,
     split_by_priority,
 )
 from research_core.stopping import branch_stop_decision
@@ -90,3 +93,42 @@ def test_prices_are_known_for_listed_models_their_dated_variants_and_local_model
     assert price_known("gpt-4o-mini-2024-07-18", table, local=False)
     assert not price_known("llama3.1:70b", table, local=False)
     assert price_known("llama3.1:70b", table, local=True)
+
+
+# ---- the iteration ceiling -----------------------------------------------------------------
+
+
+def test_run_iteration_cap_never_exceeds_max_iterations():
+    assert run_iteration_cap(20, 4, flat=False) == 14  # 20 less 6 reserved
+    assert run_iteration_cap(20, 3, flat=True) == 19
+    # every active branch may get one iteration, but never more than the whole budget
+    assert run_iteration_cap(9, 6, flat=False) == 6
+    assert run_iteration_cap(20, 1000, flat=False) == 20
+    assert run_iteration_cap(1, 3, flat=False) == 1
+
+
+def test_fund_branches_keeps_the_old_split_when_it_fits():
+    funding = fund_branches(20, SEEDS_PRIORITIES, 2, 5)
+    assert funding.shares == [4, 3, 3, 4] and funding.cap == 14
+    assert funding.unfunded == [] and funding.underfunded == []
+    assert funding_note(funding, ["a", "b", "c", "d"], 20) is None
+
+
+def test_fund_branches_hands_the_ceiling_out_by_priority():
+    # 9 iterations, 2 branches: 5 for research; each wants its minimum of 3
+    funding = fund_branches(9, [1.0, 0.8], 3, 5)
+    assert funding.shares == [3, 2] and funding.underfunded == [1]
+    # 8 iterations, 4 branches: 4 for research, so the two lowest priorities get nothing
+    funding = fund_branches(8, [0.2, 1.0, 0.5, 0.9], 2, 5)
+    assert funding.shares == [0, 2, 0, 2] and funding.unfunded == [0, 2] and funding.funded == 2
+    note = funding_note(funding, ["sq_001", "sq_002", "sq_003", "sq_004"], 8)
+    assert "max_iterations=8" in note and "sq_001, sq_003 wait unfunded" in note
+    assert "raise max_iterations" in note
+
+
+def test_fund_branches_never_promises_more_than_the_ceiling():
+    for max_iterations in (1, 4, 9, 20, 50):
+        for n in (1, 3, 8, 40, 1000):
+            priorities = [((i * 37) % 10) / 10 for i in range(n)]
+            funding = fund_branches(max_iterations, priorities, 2, 5)
+            assert sum(funding.shares) <= funding.cap <= max_iterations

@@ -148,3 +148,28 @@ def test_a_branch_cites_each_source_once_in_the_order_its_findings_first_cite_it
     ]
     assert finding_source_ids(findings) == ["src_3", "src_1", "src_2"]
     assert finding_source_ids([]) == []
+
+
+def _rows(top: int, children: int = 0) -> dict:
+    rows = [{"id": f"sq_{i:03d}", "question_text": f"Question {i}?", "priority": 0.5} for i in range(1, top + 1)]
+    rows += [{"question_text": f"Child {c}?", "parent_id": "sq_001"} for c in range(children)]
+    return {"sub_questions": rows}
+
+
+def test_plan_limits_apply_to_supplied_and_edited_plans():
+    cfg = build_run_config("general")  # max_sub_questions 5, max_total_sub_questions 8
+    assert len(validate_plan(_rows(5, children=3), "Q", config=cfg).sub_questions) == 8
+    with pytest.raises(PlanError, match=r"6 top-level sub-questions; the limit is 5 \(max_sub_questions\)"):
+        validate_plan(_rows(6), "Q", config=cfg)
+    with pytest.raises(PlanError, match=r"9 sub-questions; the limit is 8 \(max_total_sub_questions\)"):
+        validate_plan(_rows(5, children=4), "Q", config=cfg)
+    assert len(validate_plan(_rows(6), "Q").sub_questions) == 6  # without a config: no limits
+
+
+def test_plan_texts_lose_control_and_bidi_characters():
+    plan = validate_plan(
+        {"sub_questions": [{"question_text": "What\x00 is\x07 WAL?\u202e", "rationale": "r\x1b[31m", "priority": 1}]},
+        "Q",
+    )
+    assert plan.sub_questions[0].question_text == "What is WAL?"
+    assert plan.sub_questions[0].rationale == "r[31m"

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import threading
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from research_core.__main__ import main
 from research_core.configuration import LLMSettings
@@ -19,7 +22,7 @@ from research_core.runner import Runner
 from tests.conftest import config
 from tests.fakes.llm_server import Fault, ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
-from tests.reliability_support import run_cli
+from tests.reliability_support import REPO, run_cli
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -164,3 +167,225 @@ def test_a_key_pasted_into_the_question_is_redacted_from_exports(runner):
 def test_main_accepts_no_key_argument():
     with pytest.raises(SystemExit):
         main(["run", QUESTION, "--api-key", KEY])
+
+
+# ---- credentials written into the endpoint URL -------------------------------------------------
+
+URL_SECRET = "sk-test-SECRET-URL-7e6d5c4b3a2f1e0d9c8b"
+
+
+def open_app(run_id: str, page: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.query_params["run"] = run_id
+    return at.run().switch_page(page).run()
+
+
+def page_text(at: AppTest) -> str:
+    parts = [
+        str(e.value) for kind in ("markdown", "caption", "error", "warning", "info", "title") for e in at.get(kind)
+    ]
+    return "\n".join(parts)
+
+
+def test_credentials_in_the_endpoint_url_never_reach_messages_the_db_or_pages(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "arbor.db"
+    url = f"http://arbor:{URL_SECRET}@127.0.0.1:9/v1?api_key={URL_SECRET}&tenant=t1"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    argv = ["--db", str(db), "--llm", "openai", "--llm-base-url", url, "--search", "library"]
+    assert main(["run", "What is quantum computing?", "--auto", "-v", *argv]) == 1
+    captured = capsys.readouterr()
+    assert "Cannot reach the LLM at http://127.0.0.1:9/v1?tenant=t1. Check that the server" in captured.err
+    run_id = captured.err.split("run id ")[1].split()[0]
+    assert main(["show", run_id, "--db", str(db)]) == 0
+    assert main(["runs", "--db", str(db)]) == 0
+    shown = captured.out + captured.err + "\n".join(capsys.readouterr())
+    assert URL_SECRET not in shown and URL_SECRET[-10:] not in shown
+    assert URL_SECRET.encode() not in db_bytes(db) and URL_SECRET[-10:].encode() not in db_bytes(db)
+    monkeypatch.setenv("ARBOR_DB", str(db))
+    for page in ("pages/run.py", "pages/history.py"):
+        at = open_app(run_id, page)
+        assert not at.exception
+        text = page_text(at)
+        assert "127.0.0.1:9" in text and URL_SECRET not in text and URL_SECRET[-10:] not in text, page
+
+
+def test_a_verbose_cli_run_never_prints_the_urls_credentials(tmp_path):
+    docs = tmp_path / "doc.md"
+    docs.write_text("# React\n\nReact builds user interfaces from components.\n")
+    db = tmp_path / "cli.db"
+    assert run_cli(["library", "add", str(docs)], db).returncode == 0
+    with serve(ScriptedLLM()) as (url, _):
+        with_secret = url.replace("http://", f"http://arbor:{URL_SECRET}@") + f"?api_key={URL_SECRET}"
+        done = run_cli(["run", QUESTION, "--auto", "-v"], db, with_secret, "library")
+    assert done.returncode == 0, done.stderr
+    assert "HTTP Request: POST" in done.stderr  # the HTTP client's own log lines are there, cleaned
+    assert URL_SECRET not in done.stdout + done.stderr and URL_SECRET[-10:] not in done.stdout + done.stderr
+
+
+# ---- key-like strings in model output, on the pages and the terminal -------------------------
+
+LEAKED = "sk-proj-LEAKEDbyTheModel0123456789abcdef"
+
+
+def leaky_script() -> ScriptedLLM:
+    from tests.fakes.llm_server import default_reply
+
+    def branch(body: dict) -> str:
+        return default_reply("synthesize_branch", body).replace("scripted answer.", f"the model quoted {LEAKED}.")
+
+    def report(body: dict) -> str:
+        return default_reply("meta_synthesis", body).replace("A scripted conclusion.", f"Use the key {LEAKED}.")
+
+    return ScriptedLLM(script={"synthesize_branch": branch, "meta_synthesis": report})
+
+
+def test_key_like_model_output_is_redacted_on_the_pages_and_the_terminal(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "arbor.db"
+    docs = tmp_path / "doc.md"
+    docs.write_text("# React\n\nReact builds user interfaces from components.\n")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with serve(leaky_script()) as (url, _):
+        argv = ["--db", str(db), "--llm", "openai", "--llm-base-url", url, "--search", "library"]
+        assert main(["library", "add", str(docs), *argv]) == 0
+        capsys.readouterr()
+        assert main(["run", QUESTION, "--auto", "--mode", "hierarchical", *argv]) == 0
+        captured = capsys.readouterr()
+        run_id = captured.err.split("run id ")[1].split()[0]
+        assert "Use the key [redacted]." in captured.out and LEAKED not in captured.out + captured.err
+        monkeypatch.setenv("ARBOR_DB", str(db))
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        for page in ("pages/report.py", "pages/run.py"):
+            at = open_app(run_id, page)
+            assert not at.exception
+            text = page_text(at) + "\n".join(str(e.label) for e in at.expander)
+            assert "\\[redacted\\]" in text or "[redacted]" in text, page
+            assert LEAKED not in text and LEAKED[-12:] not in text, page
+
+
+# ---- exposure: the address, the endpoint check ---------------------------------------------------
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses (hex, as in /proc/net/tcp*) of sockets listening on `port`."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.split(":")
+            if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                found.add(address)
+    return found
+
+
+@pytest.mark.slow
+def test_a_plain_streamlit_run_listens_on_this_machine_only(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARBOR_"))}
+    env["ARBOR_DB"] = str(tmp_path / "arbor.db")
+    # what a user types: no --server.address
+    app = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            assert app.poll() is None and time.time() < deadline, "streamlit did not start"
+            time.sleep(0.3)
+        assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only: not 0.0.0.0, not ::
+    finally:
+        app.terminate()
+        app.wait(timeout=30)
+
+
+class _Spy:
+    """A local HTTP server that records the Authorization header of each request."""
+
+    def __init__(self, status: int = 200, location: str | None = None):
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        seen = self.seen = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                seen.append((self.path, self.headers.get("Authorization")))
+                self.send_response(status)
+                if location:
+                    self.send_header("Location", location)
+                body = b'{"data": [{"id": "m1"}]}'
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_the_endpoint_check_never_forwards_the_key_to_a_redirect(tmp_path):
+    from ui.services import check_llm_endpoint
+
+    elsewhere = _Spy()
+    saved = _Spy(status=302, location=elsewhere.url + "/models")
+    try:
+        result = check_llm_endpoint(saved.url, KEY)
+    finally:
+        saved.close()
+        elsewhere.close()
+    assert saved.seen == [("/v1/models", f"Bearer {KEY}")]
+    assert elsewhere.seen == []  # the key went to the saved address only
+    assert not result.ok and "redirects (HTTP 302)" in result.message and "not sent there" in result.message
+
+
+def test_the_settings_page_checks_only_the_saved_endpoint(env, monkeypatch):
+    spy = _Spy()
+    try:
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run().switch_page("pages/settings.py").run()
+        at.radio(key="set_endpoint").set_value("compatible").run()
+        at.text_input(key="set_base_url").input(spy.url).run()  # typed, not saved
+        at.run()
+        assert not at.exception
+        assert spy.seen == []
+    finally:
+        spy.close()
+
+
+def test_with_an_auth_section_only_a_signed_in_user_reaches_the_pages(env):
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
+    at.secrets["auth"] = {
+        "redirect_uri": "http://localhost:8501/oauth2callback",
+        "cookie_secret": "x" * 32,
+        "client_id": "arbor",
+        "client_secret": "secret",
+        "server_metadata_url": "https://idp.example/.well-known/openid-configuration",
+    }
+    at.run()
+    assert not at.exception
+    assert [b.label for b in at.button] == ["Log in"]
+    assert [t.value for t in at.title] == ["Arbor"]

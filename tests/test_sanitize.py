@@ -15,6 +15,9 @@ from research_core.sanitize import (
     safe_link,
     safe_url,
     strip_control_chars,
+    strip_terminal_escapes,
+    strip_url_secrets,
+    strip_url_secrets_in_text,
 )
 
 
@@ -197,3 +200,54 @@ def test_fenced_code_is_found_with_commonmarks_closing_rule():
     assert scan_fences(["```", "# left open"]) == ([True, True], "```")
     demoted = demote_headings("\n".join(lines), top=3).split("\n")
     assert demoted[0] == "### Title" and demoted[-1] == "#### Real" and demoted[3] == "# not a heading"
+
+
+def test_strip_control_chars_removes_bidi_controls_nul_and_bel():
+    text = "admin\u202e\u2066txt.exe\u2069\u202a\u202c x\x00y\x07z"
+    assert strip_control_chars(text) == "admintxt.exe xyz"
+    assert escape_markdown("Title \u202eevil\u2067 x") == "Title evil x"
+
+
+# ---- terminal output -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("\x1b]0;owned\x07title", "title"),  # OSC: retitle the window (BEL-terminated)
+        ("\x1b]0;owned\x1b\\title", "title"),  # OSC terminated by ST
+        ("\x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\", "click"),  # OSC 8 hyperlink
+        ("\x1b[31mred\x1b[0m", "red"),  # SGR colour
+        ("\x1b[2J\x1b[Hcleared", "cleared"),  # clear screen, cursor home
+        ("\x9b31mred", "red"),  # the one-byte C1 CSI
+        ("\x1bPq#0;2;0;0;0\x1b\\sixel", "sixel"),  # DCS
+        ("ok\rfake line", "ok\nfake line"),  # a carriage return cannot overwrite a line
+        ("bell\x07 nul\x00 bidi\u202e", "bell nul bidi"),
+        ("keep\ttabs\nand newlines", "keep\ttabs\nand newlines"),
+        ("\x1b]0;no terminator\nnext line", "\nnext line"),  # an OSC ends at the line's end at the latest
+    ],
+)
+def test_strip_terminal_escapes(raw, shown):
+    assert strip_terminal_escapes(raw) == shown
+
+
+# ---- credentials in URLs -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("http://user:sk-abc@host:8080/v1", "http://host:8080/v1"),
+        ("https://host/v1?api_key=s3cret&model=x", "https://host/v1?model=x"),
+        ("https://host/v1?key=1&token=2&secret=3&password=4&access_token=5&x=6", "https://host/v1?x=6"),
+        ("https://host/v1", "https://host/v1"),
+        ("http://[::1:bad@host/v1", "http://host/v1"),  # urlsplit refuses it: the userinfo still goes
+    ],
+)
+def test_strip_url_secrets(url, shown):
+    assert strip_url_secrets(url) == shown
+
+
+def test_strip_url_secrets_in_text_keeps_the_sentence():
+    message = "Cannot reach the LLM at http://u:sk-1@h/v1?api_key=k2. Check it (or http://a:b@c/x)."
+    assert strip_url_secrets_in_text(message) == "Cannot reach the LLM at http://h/v1. Check it (or http://c/x)."

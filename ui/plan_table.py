@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from research_core.budget import allocate_iterations, estimate_cost_range
+from research_core.budget import estimate_cost_range, fund_branches, funding_note
 from research_core.configuration import RunConfig
 from research_core.plan import PlanError, section_numbers, tree_order, validate_plan
 from research_core.schemas import Plan
@@ -120,14 +120,17 @@ class PlanCheck:
         return self.plan is not None and self.error is None
 
 
-def check_rows(rows: Sequence[dict[str, Any]], question: str, strategy: str | None = None) -> PlanCheck:
-    """Validate the edited rows with the engine's rules; the error names the row to fix."""
+def check_rows(
+    rows: Sequence[dict[str, Any]], question: str, strategy: str | None = None, config: RunConfig | None = None
+) -> PlanCheck:
+    """Validate the edited rows with the engine's rules (and the run's plan limits, given `config`);
+    the error names the row or the limit to fix."""
     answer = answer_rows(rows)
     for n, row in enumerate(answer, start=1):
         if row["priority"] is None:
             return PlanCheck(None, f"Sub-question {n}: the priority is empty; enter a number from 0 to 1.")
     try:
-        plan = validate_plan({"sub_questions": answer, "strategy": strategy}, question)
+        plan = validate_plan({"sub_questions": answer, "strategy": strategy}, question, config=config)
     except PlanError as exc:
         return PlanCheck(None, str(exc))
     branches = {sq.id: {"parent_id": sq.parent_id} for sq in plan.sub_questions}
@@ -142,6 +145,8 @@ class Estimate:
     iterations: dict[str, int]
     cost_low: float
     cost_high: float
+    unfunded: list[str] = field(default_factory=list)
+    note: str | None = None
 
     @property
     def total_iterations(self) -> int:
@@ -152,16 +157,26 @@ class Estimate:
 def estimate(
     plan: Plan, config: RunConfig, work_price: tuple[float, float], synthesis_price: tuple[float, float]
 ) -> Estimate:
-    """Recompute the budget the engine will give each branch, and the cost range, from priorities."""
+    """Recompute the budget the engine will give each branch, and the cost range, from priorities.
+
+    Never more than `max_iterations` allows: branches it cannot fund get 0 and are named in `note`.
+    """
     subs = plan.sub_questions
-    alloc = allocate_iterations(
+    funding = fund_branches(
         config.max_iterations,
         [sq.priority for sq in subs],
         config.sub_question_min_iterations,
         config.sub_question_max_iterations,
     )
-    low, high = estimate_cost_range(sum(alloc), len(alloc), work_price, synthesis_price)
-    return Estimate(dict(zip([sq.id for sq in subs], alloc, strict=True)), low, high)
+    ids = [sq.id for sq in subs]
+    low, high = estimate_cost_range(sum(funding.shares), funding.funded, work_price, synthesis_price)
+    return Estimate(
+        dict(zip(ids, funding.shares, strict=True)),
+        low,
+        high,
+        [ids[i] for i in funding.unfunded],
+        funding_note(funding, ids, config.max_iterations),
+    )
 
 
 def _descends_from(row_id: str, ancestor: str, parents: dict[str, str]) -> bool:

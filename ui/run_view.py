@@ -6,6 +6,7 @@ runner's thread works, and the Compare page can reuse pieces of it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from typing import Any
 
@@ -13,7 +14,17 @@ import pandas as pd
 import streamlit as st
 
 from research_core.runner import RunSnapshot
+from research_core.sanitize import redact_data
 from ui import widgets
+
+# What a page shows of a snapshot; the open gate's payload stays as is, because answers are built
+# from it and compared with it (its texts are redacted where they are drawn).
+_SHOWN_FIELDS = ("question", "branches", "findings", "sources", "log", "warnings", "final_answer", "error", "events")
+
+
+def shown_snapshot(snap: RunSnapshot) -> RunSnapshot:
+    """`snap` with key-like strings redacted from everything a page shows, as the downloads do."""
+    return dataclasses.replace(snap, **{name: redact_data(getattr(snap, name)) for name in _SHOWN_FIELDS})
 
 
 def progress_values(snap: RunSnapshot) -> list[tuple[str, str]]:

@@ -29,6 +29,7 @@ import streamlit as st
 from research_core.compare import CompareJobs
 from research_core.configuration import OPENAI_DEFAULT_BASE_URL
 from research_core.runner import Runner
+from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.store import default_db_path
 from ui.settings_store import AppSettings, load_settings
 
@@ -202,21 +203,38 @@ class Reachability:
     message: str
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuse redirects: urllib would send the Authorization header on to wherever they point."""
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
+        return None
+
+
+_NO_REDIRECT_OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 def check_llm_endpoint(base_url: str, api_key: str | None, timeout_s: float = LLM_CHECK_TIMEOUT_S) -> Reachability:
-    """GET {base_url}/models with a short timeout."""
+    """GET {base_url}/models with a short timeout; the key goes to that URL only, never to a redirect."""
     url = base_url.rstrip("/") + "/models"
     request = urllib.request.Request(url, headers={"Accept": "application/json"})
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        with _NO_REDIRECT_OPENER.open(request, timeout=timeout_s) as response:
             body = json.loads(response.read(200_000) or b"{}")
     except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            target = strip_url_secrets(exc.headers.get("Location") or "another address")
+            return Reachability(
+                False,
+                f"The endpoint redirects (HTTP {exc.code}) to {target}; the key was not sent there. "
+                "Save the final address as the base URL if you trust it.",
+            )
         if exc.code in (401, 403):
             return Reachability(False, f"The endpoint refused the API key (HTTP {exc.code}). Check the key.")
         return Reachability(False, f"The endpoint answered HTTP {exc.code}.")
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
+        reason = strip_url_secrets_in_text(str(getattr(exc, "reason", exc)))
         return Reachability(False, f"Unreachable: {reason}.")
     except ValueError:
         return Reachability(True, "Reachable (the model list was not JSON).")
@@ -249,8 +267,13 @@ def cached_llm_check(provider: str, base_url: str | None, key_fingerprint: str, 
     return check_llm_endpoint(base_url or OPENAI_DEFAULT_BASE_URL, _api_key)
 
 
-def llm_status(settings: AppSettings) -> Reachability:
-    """The (cached) reachability of the configured LLM."""
+def llm_status() -> Reachability:
+    """The (cached) reachability of the LLM of the *saved* settings.
+
+    The settings are read here, not taken from the caller, so the API key only ever goes to an
+    endpoint the user has saved, never to a URL still being typed on the Settings page.
+    """
+    settings = app_settings()
     key, _ = resolve_api_key()
     return cached_llm_check(settings.provider, settings.base_url, _fingerprint(key), key)
 

@@ -3,6 +3,7 @@
 Everything that came from the web or from the LLM reading the web (titles, snippets, findings,
 syntheses, questions the LLM proposed) is untrusted: plain text goes through `escape_markdown`,
 the LLM's Markdown through `clean_llm_markdown`, and only absolute http(s) URLs become links.
+Anything that looks like an API key is redacted on the way, as in the downloads.
 No widget here uses `unsafe_allow_html`.
 """
 
@@ -22,6 +23,7 @@ import streamlit as st
 from research_core.citations import global_numbering, markers_to_numbered
 from research_core.markdown_fences import scan_fences
 from research_core.plan import section_numbers
+from research_core.sanitize import redact_secrets
 from research_core.sources.labels import reading_label, reasons_text
 
 try:
@@ -83,16 +85,17 @@ CHART_COLORS = ["#3C8D73", "#9BC4B4", "#E9B949", "#C8553D"]
 
 
 def esc(text: Any) -> str:
-    """Untrusted text as one literal line of Markdown."""
-    return escape_markdown("" if text is None else str(text))
+    """Untrusted text as one literal line of Markdown, key-like strings redacted."""
+    return escape_markdown(redact_secrets("" if text is None else str(text)))
 
 
 def clean_md(text: str | None, top_heading: int = 4) -> str:
     """The LLM's Markdown with anything that could act on the reader removed.
 
-    Its headings are shifted so the largest becomes level `top_heading`, below the page's own.
+    Its headings are shifted so the largest becomes level `top_heading`, below the page's own;
+    key-like strings are redacted.
     """
-    return demote_headings(clean_llm_markdown(text or ""), top_heading)
+    return demote_headings(clean_llm_markdown(redact_secrets(text or "")), top_heading)
 
 
 _HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research_core.budget import allocate_iterations, flat_iterations
+from research_core.budget import allocate_iterations, flat_iterations, fund_branches, funding_note
 from research_core.configuration import RunConfig
 from research_core.schemas import FLAT_BRANCH_ID, LogEntry, SubQuestion
 from research_core.services import Services
@@ -44,13 +44,15 @@ def allocate_budget(state: ResearchState, runtime: Runtime[Services]) -> dict:
         }
     branches = state["branches"]
     active = [b for b in state["branch_order"] if branches[b]["status"] != "skipped"]
-    shares = allocate_iterations(
-        config.max_iterations,
-        [branches[b]["priority"] for b in active],
-        config.sub_question_min_iterations,
-        config.sub_question_max_iterations,
-    )
+    priorities = [branches[b]["priority"] for b in active]
+    min_it, max_it = config.sub_question_min_iterations, config.sub_question_max_iterations
+    shares = allocate_iterations(config.max_iterations, priorities, min_it, max_it)
     update = {b: {"allocated_iterations": n} for b, n in zip(active, shares, strict=True)}
     detail = ", ".join(f"{b}: {n}" for b, n in zip(active, shares, strict=True))
-    entry = LogEntry(node="allocate_budget", message=f"Iterations per branch: {detail}.")
-    return {"branches": update, "log": [entry.model_dump()], "warnings": warnings}
+    log = [LogEntry(node="allocate_budget", message=f"Iterations per branch: {detail}.").model_dump()]
+    # The run's ceiling may not cover every share: the lowest priorities wait for what is left.
+    note = funding_note(fund_branches(config.max_iterations, priorities, min_it, max_it), active, config.max_iterations)
+    if note:
+        warnings.append(note)
+        log.append(LogEntry(node="allocate_budget", kind="budget", message=note).model_dump())
+    return {"branches": update, "log": log, "warnings": warnings}

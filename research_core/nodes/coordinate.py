@@ -12,7 +12,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_core.budget import reserve_synthesis_cost, reserved_iterations
+from research_core.budget import reserve_synthesis_cost, run_iteration_cap
 from research_core.citations import cited_source_ids, finding_source_ids
 from research_core.configuration import RunConfig
 from research_core.costs import total_cost
@@ -21,6 +21,7 @@ from research_core.nodes.chain import allocation_left, chain_allotments, segment
 from research_core.nodes.research import can_drill_down
 from research_core.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.revision import apply_revision
+from research_core.sanitize import strip_control_chars
 from research_core.scheduling import FINAL_STATUSES, schedule_steps
 from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
 from research_core.services import Services
@@ -72,6 +73,8 @@ def parse_step_answer(answer: Any, branches: dict[str, dict]) -> tuple[str, dict
         change: dict[str, Any] = {}
         if "question_text" in edit:
             text = edit["question_text"]
+            if isinstance(text, str):
+                text = strip_control_chars(text)
             if not isinstance(text, str) or not text.strip():
                 raise PlanError(f"{bid}: the question text is empty.")
             change["question_text"] = text.strip()
@@ -334,10 +337,7 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     # 4b. the iteration budget is a ceiling for the whole run, drill-downs and revisions included
     active = [b for b in branches.values() if b.get("status") != "skipped"]
     used = sum(int(b.get("iteration_count") or 0) for b in branches.values())
-    if state.get("mode") == "flat":
-        cap = max(1, config.max_iterations - 1)
-    else:
-        cap = max(len(active), config.max_iterations - reserved_iterations(len(active)))
+    cap = run_iteration_cap(config.max_iterations, len(active), flat=state.get("mode") == "flat")
     out_of_iterations = used >= cap
     halt_reason = "cost cap reached" if exhausted else "iteration budget spent"
     if (

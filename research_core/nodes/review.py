@@ -7,7 +7,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_core.budget import allocate_iterations, estimate_cost_range
+from research_core.budget import estimate_cost_range, fund_branches, funding_note
 from research_core.configuration import RunConfig
 from research_core.nodes.decompose import plan_to_branches
 from research_core.plan import PlanError, validate_plan
@@ -27,13 +27,17 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
     """What the review gate shows: the plan, the estimated iterations per branch and the cost range."""
     config = RunConfig(**state["config"])
     plan = plan_from_state(state)
-    alloc = allocate_iterations(
+    funding = fund_branches(
         config.max_iterations,
         [sq.priority for sq in plan.sub_questions],
         config.sub_question_min_iterations,
         config.sub_question_max_iterations,
     )
-    low, high = estimate_cost_range(sum(alloc), len(alloc), services.llm.price("work"), services.llm.price("synthesis"))
+    alloc = funding.shares
+    low, high = estimate_cost_range(
+        sum(alloc), funding.funded, services.llm.price("work"), services.llm.price("synthesis")
+    )
+    ids = [sq.id for sq in plan.sub_questions]
     return {
         "kind": "review",
         "question": state["question"],
@@ -42,8 +46,10 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
             sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id", "depth"})
             for sq in plan.sub_questions
         ],
-        "estimated_iterations": dict(zip([sq.id for sq in plan.sub_questions], alloc, strict=True)),
+        "estimated_iterations": dict(zip(ids, alloc, strict=True)),
         "estimated_cost_usd": [low, high],
+        "unfunded": [ids[i] for i in funding.unfunded],
+        "budget_note": funding_note(funding, ids, config.max_iterations),
         "error": error,
         "answers": "approve | {'action': 'approve', 'sub_questions': [...edited plan...]} | {'action': 'cancel'}",
     }
@@ -67,7 +73,9 @@ def parse_review_answer(answer: Any, state: ResearchState) -> tuple[str, Plan | 
         if action == "approve":
             if "sub_questions" in answer:
                 edited = validate_plan(
-                    {**answer, "strategy": answer.get("strategy") or state.get("strategy")}, state["question"]
+                    {**answer, "strategy": answer.get("strategy") or state.get("strategy")},
+                    state["question"],
+                    config=RunConfig(**state["config"]),
                 )
                 return "approve", edited
             return "approve", None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol, runtime_checkable
 
+from research_core.sanitize import strip_control_chars
 from research_core.schemas import Source
 
 # Hard bounds so a misbehaving backend cannot flood the engine or the checkpoint.
@@ -37,15 +38,16 @@ class SearchBackend(Protocol):
 
 
 def clip_source(source: Source) -> Source:
-    """Bound the URL, title and snippet of a source (untrusted content can be huge).
+    """Bound the URL, title and snippet of a source (untrusted content can be huge), and remove
+    control and bidi characters from its title and snippet.
 
     The id is kept: it was derived from the full URL, so duplicates still collapse.
     """
     return source.model_copy(
         update={
             "url": source.url[:MAX_URL_CHARS],
-            "title": source.title[:MAX_TITLE_CHARS],
-            "snippet": source.snippet[:MAX_SNIPPET_CHARS],
+            "title": " ".join(strip_control_chars(source.title[:MAX_TITLE_CHARS]).split()),
+            "snippet": strip_control_chars(source.snippet[:MAX_SNIPPET_CHARS]),
         }
     )
 

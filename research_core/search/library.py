@@ -29,6 +29,7 @@ from typing import Any
 import sqlite_utils
 from pydantic import BaseModel
 
+from research_core.sanitize import BIDI_CONTROLS
 from research_core.schemas import Source, stable_id, utc_now
 from research_core.search.base import MAX_RESULTS_PER_QUERY, MAX_SNIPPET_CHARS, SearchError, clip_source
 from research_core.store import connect
@@ -81,7 +82,8 @@ _CJK = re.compile(
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]"
 )
 _WORD = re.compile(r"\w+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters (C0 but tab and newlines, DEL, C1) and the invisible bidi controls.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|[。！？]\s*")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}=+\s*$")
@@ -335,7 +337,12 @@ def parse_text(name: str, text: str, kind: str) -> ParsedDocument:
         title = markdown_title(text)
     elif kind == "txt":
         title = _first_line(text)
-    return ParsedDocument(kind=kind, title=" ".join(title.split()) or _stem(name), text=text)
+    return ParsedDocument(kind=kind, title=_clean_title(title) or _clean_title(_stem(name)), text=text)
+
+
+def _clean_title(title: str) -> str:
+    """A title on one line without control or bidi characters."""
+    return " ".join(_CONTROL.sub("", title).split())
 
 
 def parse_document(name: str, data: bytes) -> ParsedDocument:
@@ -345,7 +352,8 @@ def parse_document(name: str, data: bytes) -> ParsedDocument:
     if kind == "pdf":
         title, text = _pdf_text(name, data)
         text = normalize_text(text)
-        return ParsedDocument(kind="pdf", title=" ".join(title.split()) or _first_line(text) or _stem(name), text=text)
+        title = _clean_title(title) or _first_line(text) or _clean_title(_stem(name))
+        return ParsedDocument(kind="pdf", title=title, text=text)
     return parse_text(name, _decode(name, data, kind), kind)
 
 
