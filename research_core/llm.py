@@ -212,6 +212,10 @@ class LLMClient:
             kwargs["extra_body"] = {"response_format": fmt}
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
+            if self.is_local:
+                # LangChain sends the cap as `max_completion_tokens`, which llama.cpp's server ignores;
+                # without `max_tokens` a grammar-constrained answer can run on to the context size.
+                kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": max_tokens}
         started = time.perf_counter()
         try:
             reply = model.invoke(messages, **kwargs)

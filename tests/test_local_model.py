@@ -273,3 +273,18 @@ def test_real_model_answers_in_json_mode(shared_server):
     value = json.loads(reply.content)
     assert isinstance(value, dict) and "answer" in value
     assert "paris" in str(value["answer"]).lower()
+
+
+@pytest.mark.real_model
+@pytest.mark.slow
+def test_real_model_stops_at_the_answer_cap(shared_server):
+    """llama.cpp ignores `max_completion_tokens`: without `max_tokens` in the body an answer (a
+    grammar-constrained one above all) can run on to the context size and stall a run for minutes."""
+    from research_core.configuration import LLMSettings
+    from research_core.llm import LLMClient
+
+    client = LLMClient(LLMSettings(provider="local", timeout_s=300), base_url_provider=lambda: shared_server.base_url)
+    _, entry = client.complete(
+        "bench", "You write long answers.", "List forty facts about the sea, one per line.", node="test", max_tokens=12
+    )
+    assert entry.tokens_out <= 12
