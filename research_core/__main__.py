@@ -696,12 +696,11 @@ def run_command(args: argparse.Namespace) -> int:
     _check_files(args)
     if args.command == "library":
         return _library(args)
-    # Everything the user gave is checked before the runner opens (or creates) the database.
+    runner = _runner(args)
     config = _command_config(args)
     plan = _read_json(args.plan) if args.command == "run" and args.plan else None
     if plan is not None and config is not None:
-        _check_plan(plan, args.question, config)
-    runner = _runner(args)
+        _check_plan(plan, args.question, config)  # refused, or its budget said, before the run starts
 
     def created(run_id: str, note: str = "") -> None:
         args.resume_hint = _resume_command(runner, run_id)

@@ -1,4 +1,4 @@
-"""Option values checked where they are parsed, and option errors in one line.
+"""Numeric options read by argparse and range-checked before a command runs; option errors in one line.
 
 The ranges come from the pydantic models that own the values (`RunConfig`, `LLMSettings`), so the
 command line and the engine cannot disagree. A bad value is refused with one line naming the
