@@ -234,7 +234,8 @@ def leaky_script() -> ScriptedLLM:
         return default_reply("synthesize_branch", body).replace("scripted answer.", f"the model quoted {LEAKED}.")
 
     def report(body: dict) -> str:
-        return default_reply("meta_synthesis", body).replace("A scripted conclusion.", f"Use the key {LEAKED}.")
+        # in the limitations, which grounding leaves as written (an unsupported claim elsewhere is removed)
+        return default_reply("meta_synthesis", body).replace("Scripted data.", f"Use the key {LEAKED}.")
 
     return ScriptedLLM(script={"synthesize_branch": branch, "meta_synthesis": report})
 
