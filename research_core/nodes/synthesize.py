@@ -246,6 +246,19 @@ def fallback_report(state: ResearchState, numbering: dict[str, int]) -> str:
     return "\n\n".join(parts) or "No branch produced an answer."
 
 
+def report_fallback(
+    state: ResearchState, numbering: dict[str, int], message: str, costs: list[dict], log: list[dict]
+) -> dict:
+    """The update that shows the branch answers as the report, saying why."""
+    return {
+        "final_answer": fallback_report(state, numbering),
+        "status": "completed_with_fallback",
+        "costs": costs,
+        "warnings": [message],
+        "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
+    }
+
+
 def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Integrate the branch answers into the final report (flat runs: the branch answer is the report)."""
     if state.get("status") == "cancelled":
@@ -310,13 +323,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
         )
     if len(text) < 40:
         message = "The final synthesis came back empty; the report shows the branch answers instead."
-        return {
-            "final_answer": fallback_report(state, numbering),
-            "status": "completed_with_fallback",
-            "costs": [entry.model_dump()],
-            "warnings": [message],
-            "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
-        }
+        return report_fallback(state, numbering, message, [entry.model_dump()], log)
     reverse = {n: sid for sid, n in numbering.items()}
     allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
     grounded = ground_text(numbered_to_markers(text, reverse)[0], allowed)
@@ -328,13 +335,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     )
     if grounded.statements and not cited_source_ids(grounded.text):
         message = "No statement of the final synthesis was supported by a source; the report shows the branch answers."
-        return {
-            "final_answer": fallback_report(state, numbering),
-            "status": "completed_with_fallback",
-            "costs": [entry.model_dump()],
-            "warnings": [message],
-            "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
-        }
+        return report_fallback(state, numbering, message, [entry.model_dump()], log)
     text = markers_to_numbered(grounded.text, numbering)
     log.append(LogEntry(node="meta_synthesize", message=f"Report written ({len(text)} characters).").model_dump())
     return {
