@@ -114,7 +114,6 @@ def require_login() -> None:
 
 require_login()
 page = st.navigation(PAGES)
-state.mark_shell()
 with st.sidebar:
     try:
         sidebar_providers()

@@ -51,7 +51,7 @@ def compare_at(left: str, right: str) -> AppTest:
     at.query_params["left"] = left
     at.query_params["right"] = right
     at.run()
-    return open_page(at, "pages/compare.py")
+    return open_page(at, "app_pages/compare.py")
 
 
 def judged(at: AppTest) -> bool:
@@ -80,7 +80,7 @@ def test_comparing_two_finished_runs_shows_every_figure_and_the_judgement(env: d
     runner = runner_for(env)
     flat = runner.start(QUESTION, run_config(auto_approve=True, mode="flat"))
     hier = runner.start(QUESTION, run_config(auto_approve=True))
-    at = open_page(app(), "pages/compare.py")
+    at = open_page(app(), "app_pages/compare.py")
     at.selectbox(key="compare_left").set_value(flat.run_id)
     at.selectbox(key="compare_right").set_value(hier.run_id).run()
     no_exception(at)
@@ -150,7 +150,7 @@ def test_a_failing_judge_says_so_and_counts_its_calls(env: dict) -> None:
 
 def test_researching_one_question_both_ways_ends_with_both_reports_side_by_side(env: dict) -> None:
     env["scripted"].latency_by_task["plan_queries"] = 0.3  # long enough to watch the progress
-    at = open_page(app(), "pages/compare.py")
+    at = open_page(app(), "app_pages/compare.py")
     assert "at least two finished runs" in texts(at.info)
     at.text_area(key="cmp_question").input(QUESTION)
     at.number_input(key="cmp_max_iterations").set_value(12)
@@ -186,7 +186,7 @@ def test_researching_one_question_both_ways_ends_with_both_reports_side_by_side(
 
 
 def test_one_request_at_a_time_runs_flat_first_then_hierarchical(env: dict) -> None:
-    at = open_page(app(), "pages/compare.py")
+    at = open_page(app(), "app_pages/compare.py")
     at.text_area(key="cmp_question").input(QUESTION)
     at.checkbox(key="cmp_parallel").uncheck()
     button(at, "Research both ways").click().run()
@@ -206,7 +206,7 @@ def test_history_opens_compare_with_the_two_picked_runs(env: dict) -> None:
     flat = runner.start(QUESTION, run_config(auto_approve=True, mode="flat"))
     hier = runner.start(QUESTION, run_config(auto_approve=True))
     runner.start("What is write-ahead logging in SQLite?", run_config())  # waits at its review: not offered
-    at = open_page(app(), "pages/history.py")
+    at = open_page(app(), "app_pages/history.py")
     no_exception(at)
     picker = at.multiselect(key="history_compare_pick")
     assert len(picker.options) == 2  # only the two finished runs, not the one waiting at its review
@@ -225,7 +225,7 @@ def test_rerunning_a_branch_from_history_creates_a_linked_run_that_reuses_the_ot
     runner = runner_for(env)
     original = runner.start(QUESTION, run_config(auto_approve=True, adaptive_plan=False))
     old = runner.result(original.run_id)
-    at = open_page(app(), "pages/history.py")
+    at = open_page(app(), "app_pages/history.py")
     no_exception(at)
     assert [e.label for e in at.expander] == ["Re-run one branch"]
     branch = at.selectbox(key=f"history_rerun_branch_{original.run_id}")
@@ -253,7 +253,7 @@ def test_rerunning_a_branch_from_history_creates_a_linked_run_that_reuses_the_ot
     assert researched and all("How many writers can each handle?" in text for text in researched)
 
     # History links the re-run to its original, both ways
-    at = open_page(at, "pages/history.py")
+    at = open_page(at, "app_pages/history.py")
     table = at.dataframe[0].value.set_index("id")
     assert table.loc[new_id, "re-run of"] == original.run_id
     assert table.loc[original.run_id, "re-run of"] == ""

@@ -91,14 +91,14 @@ def until(at: AppTest, predicate, timeout: float = 60) -> AppTest:
 
 
 PAGES = [
-    ("pages/new_research.py", "New research"),
-    ("pages/review_plan.py", "Review plan"),
-    ("pages/run.py", "Run"),
-    ("pages/report.py", "Report"),
-    ("pages/history.py", "History"),
-    ("pages/compare.py", "Compare"),
-    ("pages/library.py", "Library"),
-    ("pages/settings.py", "Settings"),
+    ("app_pages/new_research.py", "New research"),
+    ("app_pages/review_plan.py", "Review plan"),
+    ("app_pages/run.py", "Run"),
+    ("app_pages/report.py", "Report"),
+    ("app_pages/history.py", "History"),
+    ("app_pages/compare.py", "Compare"),
+    ("app_pages/library.py", "Library"),
+    ("app_pages/settings.py", "Settings"),
 ]
 
 
@@ -109,16 +109,16 @@ def test_every_page_renders_on_an_empty_database(env: dict, page: str, title: st
     at = open_page(at, page)
     no_exception(at)
     assert [t.value for t in at.title] == [title]
-    assert not at.error or page == "pages/settings.py"
+    assert not at.error or page == "app_pages/settings.py"
 
 
 def test_pages_without_a_run_say_what_to_do(env: dict) -> None:
     at = app()
-    assert "Start one on New research" in texts(open_page(at, "pages/run.py").info)
-    assert "There is no plan to review yet" in texts(open_page(at, "pages/review_plan.py").info)
-    assert "Open a finished run from History" in texts(open_page(at, "pages/report.py").info)
-    assert "No runs yet." in texts(open_page(at, "pages/history.py").info)
-    assert "at least two finished runs" in texts(open_page(at, "pages/compare.py").info)
+    assert "Start one on New research" in texts(open_page(at, "app_pages/run.py").info)
+    assert "There is no plan to review yet" in texts(open_page(at, "app_pages/review_plan.py").info)
+    assert "Open a finished run from History" in texts(open_page(at, "app_pages/report.py").info)
+    assert "No runs yet." in texts(open_page(at, "app_pages/history.py").info)
+    assert "at least two finished runs" in texts(open_page(at, "app_pages/compare.py").info)
 
 
 def test_sidebar_shows_the_llm_and_search_backends(env: dict) -> None:
@@ -187,7 +187,7 @@ def review_at(env: dict) -> tuple[AppTest, Runner, str]:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config())
     assert snap.status == "awaiting_review", snap.error
-    at = open_page(app(snap.run_id), "pages/review_plan.py")
+    at = open_page(app(snap.run_id), "app_pages/review_plan.py")
     no_exception(at)
     return at, runner, snap.run_id
 
@@ -274,10 +274,10 @@ def test_plan_edits_survive_a_visit_to_another_page(env: dict) -> None:
     edited = "Which one handles many concurrent writers better?"
     at = edit_plan(at, run_id, {1: {"question_text": edited, "priority": 0.9}})
     assert edited in texts(at.markdown)  # the tree preview shows the edit
-    at = open_page(at, "pages/library.py")
+    at = open_page(at, "app_pages/library.py")
     no_exception(at)
     at.query_params["run"] = run_id
-    at = open_page(at, "pages/review_plan.py")
+    at = open_page(at, "app_pages/review_plan.py")
     no_exception(at)
     table = at.dataframe[0].value
     row = table[table["id"] == "sq_002"].iloc[0]
@@ -313,7 +313,7 @@ def test_step_gate_edit_skip_and_continue(env: dict) -> None:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(step_mode=True, auto_approve=True, parallel=1))
     assert snap.status == "awaiting_step", snap.error
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     no_exception(at)
     assert "Paused after a branch" in texts(at.subheader)
     pending = snap.pending["pending"]
@@ -336,7 +336,7 @@ def test_step_gate_edit_skip_and_continue(env: dict) -> None:
 def test_stop_early_writes_the_report_from_what_is_there(env: dict) -> None:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(step_mode=True, auto_approve=True, parallel=1))
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     button(at, "Stop early and write the report").click().run()
     done = wait_for(runner, snap.run_id, ("completed", "completed_with_fallback"))
     assert any("stopped early" in w for w in done.warnings)
@@ -349,7 +349,7 @@ def test_run_page_shows_tree_branches_costs_and_log(env: dict) -> None:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(auto_approve=True))
     assert snap.status == "completed", snap.error
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     no_exception(at)
     assert "The research is done." in texts(at.success)
     assert len(at.get("plotly_chart")) >= 3  # tree, iterations, cost per branch, cost per step
@@ -364,7 +364,7 @@ def test_a_failed_run_shows_the_error_and_resumes(env: dict) -> None:
     dead = runner_for(env, base_url="http://127.0.0.1:9/v1")
     snap = dead.start(QUESTION, run_config(auto_approve=True))
     assert snap.status == "failed"
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     no_exception(at)
     assert "The run failed" in texts(at.error)
     # the run's own endpoint is dead; the Settings page points at a working one: both are offered
@@ -379,7 +379,7 @@ def test_an_interrupted_run_resumes_with_its_own_model(env: dict) -> None:
     own = Runner(env["db"], llm_settings=llm, api_key="sk-test")
     run_id = own.create_run(QUESTION, run_config(auto_approve=True))
     own.store.update(run_id, status="running", owner_pid=2**22 + 12345)  # a server that is gone
-    at = open_page(app(run_id), "pages/run.py")
+    at = open_page(app(run_id), "app_pages/run.py")
     no_exception(at)
     assert "run-own-model" in texts(at.caption)
     mark = len(env["scripted"].calls)
@@ -399,7 +399,7 @@ def test_warnings_are_shown_once(env: dict) -> None:
     )
     snap = runner.start(QUESTION, run_config(auto_approve=True))
     assert snap.warnings, "the engine should warn that web search is unreachable"
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     shown = [w.value for w in at.warning]
     assert len(shown) == len(set(shown))
     assert any("unreachable" in w for w in shown)
@@ -411,7 +411,7 @@ def test_warnings_are_shown_once(env: dict) -> None:
 def test_report_page_shows_answer_branches_sources_and_downloads(env: dict) -> None:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(auto_approve=True))
-    at = open_page(app(snap.run_id), "pages/report.py")
+    at = open_page(app(snap.run_id), "app_pages/report.py")
     no_exception(at)
     body = texts(at.markdown)
     assert "The research answers the question" in body
@@ -429,7 +429,7 @@ def test_history_lists_runs_opens_and_deletes(env: dict) -> None:
     runner = runner_for(env)
     done = runner.start(QUESTION, run_config(auto_approve=True))
     waiting = runner.start("What is write-ahead logging in SQLite?", run_config())
-    at = open_page(app(), "pages/history.py")
+    at = open_page(app(), "app_pages/history.py")
     no_exception(at)
     table = at.dataframe[0].value
     assert list(table["id"]) == [waiting.run_id, done.run_id]  # newest first
@@ -438,7 +438,7 @@ def test_history_lists_runs_opens_and_deletes(env: dict) -> None:
     at.selectbox(key="history_selected").set_value(done.run_id).run()
     button(at, "Open report").click().run()
     assert [t.value for t in at.title] == ["Report"]
-    at = open_page(at, "pages/history.py")
+    at = open_page(at, "app_pages/history.py")
     at.selectbox(key="history_selected").set_value(waiting.run_id).run()
     button(at, "Delete…").click().run()
     assert "cannot be undone" in texts(at.warning)
@@ -455,7 +455,7 @@ def test_history_resumes_an_interrupted_run(env: dict) -> None:
     runner = runner_for(env)
     run_id = runner.create_run(QUESTION, run_config(auto_approve=True))
     runner.store.update(run_id, status="running", owner_pid=2**22 + 12345)  # a server that is gone
-    at = open_page(app(), "pages/history.py")
+    at = open_page(app(), "app_pages/history.py")
     assert "Interrupted" in list(at.dataframe[0].value["status"])
     button(at, "Resume").click().run()
     no_exception(at)
@@ -467,7 +467,7 @@ def test_compare_shows_two_finished_runs_side_by_side(env: dict) -> None:
     runner = runner_for(env)
     runner.start(QUESTION, run_config(auto_approve=True))
     runner.start(QUESTION, run_config(auto_approve=True, mode="flat"))
-    at = open_page(app(), "pages/compare.py")
+    at = open_page(app(), "app_pages/compare.py")
     no_exception(at)
     assert len(at.selectbox) == 2
     assert {at.selectbox(key="compare_left").value, at.selectbox(key="compare_right").value} == {
@@ -480,7 +480,7 @@ def test_compare_shows_two_finished_runs_side_by_side(env: dict) -> None:
 
 
 def test_library_add_search_and_remove(env: dict) -> None:
-    at = open_page(app(), "pages/library.py")
+    at = open_page(app(), "app_pages/library.py")
     no_exception(at)
     assert len(at.dataframe[0].value) == 3
     uploader = at.get("file_uploader")[0]
@@ -516,7 +516,7 @@ def test_library_add_search_and_remove(env: dict) -> None:
 
 
 def test_settings_show_reachability(env: dict) -> None:
-    at = open_page(app(), "pages/settings.py")
+    at = open_page(app(), "app_pages/settings.py")
     no_exception(at)
     successes = texts(at.success)
     assert f"LLM at {env['url']}" in successes and "Reachable; models: scripted" in successes
@@ -525,7 +525,7 @@ def test_settings_show_reachability(env: dict) -> None:
 
 def test_settings_never_write_the_api_key(env: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
-    at = open_page(app(), "pages/settings.py")
+    at = open_page(app(), "app_pages/settings.py")
     at.radio(key="set_endpoint").set_value("compatible").run()
     at.text_input(key="set_base_url").input(env["url"])
     at.text_input(key="set_model").input("scripted-model")
@@ -541,13 +541,13 @@ def test_settings_never_write_the_api_key(env: dict, monkeypatch: pytest.MonkeyP
     saved = json.loads(settings_file.read_text())
     assert saved["model"] == "scripted-model" and saved["base_url"] == env["url"]
     # a whole run with the session key: the key reaches the LLM but never the disk
-    at = open_page(at, "pages/new_research.py")
+    at = open_page(at, "app_pages/new_research.py")
     at.text_area(key="nr_question").input(QUESTION).run()
     button(at, "Propose plan").click().run()
     until(at, lambda a: [t.value for t in a.title] == ["Review plan"])
     run_id = at.session_state["current_run_id"]
     assert env["scripted"].count("decompose") >= 1
-    at = open_page(at, "pages/review_plan.py")  # AppTest keeps its own page across st.switch_page
+    at = open_page(at, "app_pages/review_plan.py")  # AppTest keeps its own page across st.switch_page
     approve(at).click().run()
     wait_for(runner_for(env), run_id, ("completed",))
     for path in env["db"].parent.iterdir():
@@ -555,7 +555,7 @@ def test_settings_never_write_the_api_key(env: dict, monkeypatch: pytest.MonkeyP
 
 
 def test_settings_refuse_an_invalid_base_url(env: dict) -> None:
-    at = open_page(app(), "pages/settings.py")
+    at = open_page(app(), "app_pages/settings.py")
     at.radio(key="set_endpoint").set_value("compatible").run()
     at.text_input(key="set_base_url").input("localhost:11434").run()
     button(at, "Save settings").click().run()
@@ -608,7 +608,7 @@ def test_revision_and_drill_down_gates_are_answered_from_the_run_page(env: dict)
             break
         kind = snap.pending["kind"]
         seen.append(kind)
-        at = open_page(app(snap.run_id), "pages/run.py")
+        at = open_page(app(snap.run_id), "app_pages/run.py")
         no_exception(at)
         heading = {
             "step": "Paused after a branch",
@@ -643,8 +643,8 @@ def test_two_sessions_keep_their_own_current_run(env: dict) -> None:
     second = app()
     assert "current_run_id" not in second.session_state or second.session_state["current_run_id"] is None
     assert "Current run" not in texts(second.sidebar.markdown)
-    assert "There is no plan to review yet" in texts(open_page(second, "pages/review_plan.py").info)
-    history = open_page(second, "pages/history.py")
+    assert "There is no plan to review yet" in texts(open_page(second, "app_pages/review_plan.py").info)
+    history = open_page(second, "app_pages/history.py")
     assert list(history.dataframe[0].value["id"]) == [run_id]  # History shows every run
     reopened = app(run_id)  # a new tab on the run's URL finds it again
     assert "Current run" in texts(reopened.sidebar.markdown)

@@ -38,7 +38,7 @@ def read_run(env: dict, web: LocalWeb) -> str:
 
 def test_run_page_shows_pages_read_per_branch(env: dict, web: LocalWeb) -> None:
     run_id = read_run(env, web)
-    at = open_page(app(run_id), "pages/run.py")
+    at = open_page(app(run_id), "app_pages/run.py")
     no_exception(at)
     read, tried = (int(n) for n in metric(at, "Pages read").split(" / "))
     assert 0 < read <= tried
@@ -49,7 +49,7 @@ def test_run_page_shows_pages_read_per_branch(env: dict, web: LocalWeb) -> None:
 
 def test_report_says_page_or_snippet_for_each_source(env: dict, web: LocalWeb) -> None:
     run_id = read_run(env, web)
-    at = open_page(app(run_id), "pages/report.py")
+    at = open_page(app(run_id), "app_pages/report.py")
     no_exception(at)
     frame = next(d.value for d in at.dataframe if "read" in d.value.columns)
     assert set(frame["read"]) <= {"page read", "snippet only"} and "page read" in set(frame["read"])
@@ -57,7 +57,7 @@ def test_report_says_page_or_snippet_for_each_source(env: dict, web: LocalWeb) -
 
 
 def test_reading_settings_are_saved_and_reach_new_runs(env: dict) -> None:
-    at = open_page(app(), "pages/settings.py")
+    at = open_page(app(), "app_pages/settings.py")
     no_exception(at)
     assert at.toggle(key="set_read_pages").value is True
     assert at.toggle(key="set_fetch_private").value is False
@@ -86,7 +86,7 @@ def test_reading_settings_are_saved_and_reach_new_runs(env: dict) -> None:
 
 
 def test_settings_refuse_a_searxng_url_with_credentials(env: dict) -> None:
-    at = open_page(app(), "pages/settings.py")
+    at = open_page(app(), "app_pages/settings.py")
     at.text_input(key="set_searxng_url").input("http://user:pw@searx.example").run()
     button(at, "Save settings").click().run()
     assert "must not carry credentials" in texts(at.error)

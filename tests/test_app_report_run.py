@@ -86,7 +86,7 @@ def test_a_finished_hypothesis_run_shows_verdicts_evidence_and_pivots(env: dict)
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(mode="hypothesis", auto_approve=True, parallel=1, max_hypotheses=3))
     assert snap.status == "completed", snap.error
-    at = open_page(app(snap.run_id), "pages/report.py")
+    at = open_page(app(snap.run_id), "app_pages/report.py")
     no_exception(at)
     body = texts(at.markdown)
     assert "#### Hypotheses" in body and "#### Branch syntheses" in body
@@ -187,7 +187,7 @@ def test_report_citations_link_to_their_sources_and_missing_ones_are_dropped(env
     result.final_answer = "Components are the core idea [1]. A fabricated claim [99].\n\nIn code: `x[2]`."
     runner.store.update(snap.run_id, result_json=result.model_dump_json())
 
-    at = open_page(app(snap.run_id), "pages/report.py")
+    at = open_page(app(snap.run_id), "app_pages/report.py")
     no_exception(at)
     body = texts(at.markdown)
     assert f"[\\[1\\]](<{first.url}>" in body  # [1] is a link to source 1
@@ -209,7 +209,7 @@ def test_a_run_without_checks_or_coverage_says_so(env: dict) -> None:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(auto_approve=True, verify_citations=False, coverage_check=False))
     assert snap.status == "completed", snap.error
-    at = open_page(app(snap.run_id), "pages/report.py")
+    at = open_page(app(snap.run_id), "app_pages/report.py")
     no_exception(at)
     assert metric(at, "Citations supported") == "not checked"
     assert metric(at, "Coverage") == "not assessed"
@@ -260,7 +260,7 @@ def test_drill_down_gate_shows_the_reasoning_and_researches_an_edited_child(env:
     pending = drive_to(runner, snap.run_id, "drill_down")
     parent = pending["branch"]["id"]
 
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     no_exception(at)
     assert "Go deeper?" in texts(at.subheader)
     body = texts(at.markdown)
@@ -293,7 +293,7 @@ def test_drill_down_gate_refuses_an_empty_child_and_all_removed(env: dict) -> No
     snap = runner.start(QUESTION, run_config(step_mode=True, auto_approve=True, parallel=1, max_iterations=30))
     pending = drive_to(runner, snap.run_id, "drill_down")
     key = f"drill_editor_{snap.run_id}_{pending['branch']['id']}"
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     at.session_state[key] = {"edited_rows": {0: {"question_text": "  "}}, "added_rows": [], "deleted_rows": []}
     at.run()
     assert "Question 1: the text is empty" in texts(at.error)
@@ -329,7 +329,7 @@ def test_revision_gate_shows_the_revisers_reasons(env: dict) -> None:
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(step_mode=True, auto_approve=True, parallel=1, max_iterations=30))
     drive_to(runner, snap.run_id, "revision")
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     no_exception(at)
     assert "Proposed change to the plan" in texts(at.subheader)
     body = texts(at.markdown)
@@ -354,7 +354,7 @@ def test_an_unreadable_result_shows_a_clear_error(env: dict, stored: str, messag
     runner = runner_for(env)
     snap = runner.start(QUESTION, run_config(auto_approve=True))
     runner.store.update(snap.run_id, result_json=stored)
-    at = open_page(app(snap.run_id), "pages/report.py")
+    at = open_page(app(snap.run_id), "app_pages/report.py")
     no_exception(at)
     errors = texts(at.error)
     assert f"The report of run `{snap.run_id}` could not be read" in errors
@@ -374,7 +374,7 @@ def test_a_run_deleted_during_the_live_view_says_so(env: dict, monkeypatch: pyte
 
     monkeypatch.setattr(ui.services, "run_is_active", lambda run_id: True)  # another tab is driving it
     monkeypatch.setattr(Runner, "snapshot", snapshot)
-    at = open_page(app(snap.run_id), "pages/run.py")
+    at = open_page(app(snap.run_id), "app_pages/run.py")
     no_exception(at)
     assert "it was deleted while you were watching it" in texts(at.error)
     assert "History" in [link.label for link in at.get("page_link")]

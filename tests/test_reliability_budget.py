@@ -150,7 +150,7 @@ def test_the_review_page_never_promises_more_than_the_ceiling(env, monkeypatch):
     assert snap.status == "awaiting_review", snap.error
     at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60)
     at.query_params["run"] = snap.run_id
-    at = at.run().switch_page("pages/review_plan.py").run()
+    at = at.run().switch_page("app_pages/review_plan.py").run()
     assert not at.exception
     iterations = next(m for m in at.metric if m.label == "Research iterations")
     assert int(iterations.value) <= run_iteration_cap(8, 5, flat=False)

@@ -191,7 +191,7 @@ def test_the_history_page_refuses_to_delete_a_run_another_process_drives(finishe
             )
         conn.close()
         at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
-        at = at.switch_page("pages/history.py").run()
+        at = at.switch_page("app_pages/history.py").run()
         delete = next(b for b in at.button if b.label == "Delete…")
         assert delete.disabled
         # a confirmation left open from before the run started is refused too

@@ -175,7 +175,7 @@ def test_runs_and_history_show_the_decided_mode_while_the_run_is_running(tmp_pat
             monkeypatch.setenv("OPENAI_BASE_URL", url)
             monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
             at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run()
-            at = at.switch_page("pages/history.py").run()
+            at = at.switch_page("app_pages/history.py").run()
             table = at.dataframe[0].value
             assert list(table.loc[table["id"] == run_id, "mode"]) == ["hierarchical"]
         finally:

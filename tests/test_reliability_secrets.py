@@ -202,7 +202,7 @@ def test_credentials_in_the_endpoint_url_never_reach_messages_the_db_or_pages(tm
     assert URL_SECRET not in shown and URL_SECRET[-10:] not in shown
     assert URL_SECRET.encode() not in db_bytes(db) and URL_SECRET[-10:].encode() not in db_bytes(db)
     monkeypatch.setenv("ARBOR_DB", str(db))
-    for page in ("pages/run.py", "pages/history.py"):
+    for page in ("app_pages/run.py", "app_pages/history.py"):
         at = open_app(run_id, page)
         assert not at.exception
         text = page_text(at)
@@ -256,7 +256,7 @@ def test_key_like_model_output_is_redacted_on_the_pages_and_the_terminal(tmp_pat
         monkeypatch.setenv("ARBOR_DB", str(db))
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        for page in ("pages/report.py", "pages/run.py"):
+        for page in ("app_pages/report.py", "app_pages/run.py"):
             at = open_app(run_id, page)
             assert not at.exception
             text = page_text(at) + "\n".join(str(e.label) for e in at.expander)
@@ -367,7 +367,9 @@ def test_the_endpoint_check_never_forwards_the_key_to_a_redirect(tmp_path):
 def test_the_settings_page_checks_only_the_saved_endpoint(env, monkeypatch):
     spy = _Spy()
     try:
-        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run().switch_page("pages/settings.py").run()
+        at = (
+            AppTest.from_file(str(REPO / "app.py"), default_timeout=60).run().switch_page("app_pages/settings.py").run()
+        )
         at.radio(key="set_endpoint").set_value("compatible").run()
         at.text_input(key="set_base_url").input(spy.url).run()  # typed, not saved
         at.run()

@@ -12,48 +12,19 @@ from typing import Any
 import streamlit as st
 
 CURRENT_RUN = "current_run_id"
-SHELL = "arbor_shell"
-_SHELL_ATTEMPTS = "arbor_shell_attempts"
 
-NEW_RESEARCH = "pages/new_research.py"
-REVIEW_PLAN = "pages/review_plan.py"
-RUN = "pages/run.py"
-REPORT = "pages/report.py"
-HISTORY = "pages/history.py"
-COMPARE = "pages/compare.py"
-LIBRARY = "pages/library.py"
-SETTINGS = "pages/settings.py"
+NEW_RESEARCH = "app_pages/new_research.py"
+REVIEW_PLAN = "app_pages/review_plan.py"
+RUN = "app_pages/run.py"
+REPORT = "app_pages/report.py"
+HISTORY = "app_pages/history.py"
+COMPARE = "app_pages/compare.py"
+LIBRARY = "app_pages/library.py"
+SETTINGS = "app_pages/settings.py"
 
 FINISHED = ("completed", "completed_with_fallback")
 RESUMABLE = ("failed", "interrupted")
 GATES = ("awaiting_review", "awaiting_step")
-
-
-def mark_shell() -> None:
-    """Record that app.py (navigation, sidebar, page config) runs around the page (app.py calls this)."""
-    st.session_state[SHELL] = True
-
-
-def require_shell() -> None:
-    """Rerun through app.py when Streamlit ran a page on its own.
-
-    Streamlit still supports the legacy `pages/` folder: until some session has called
-    `st.navigation`, a fresh server routes a direct page URL (a bookmarked or reopened
-    `/run?run=…`) straight to the page file, skipping app.py. Switching the legacy mode off and
-    rerunning puts the page back inside the app.
-    """
-    if st.session_state.get(SHELL):
-        return
-    attempts = st.session_state.get(_SHELL_ATTEMPTS, 0)
-    if attempts >= 2:  # never loop: render the page bare rather than not at all
-        return
-    st.session_state[_SHELL_ATTEMPTS] = attempts + 1
-    try:
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:
-        return
-    PagesManager.uses_pages_directory = False
-    st.rerun()
 
 
 def init_state(defaults: dict[str, Any]) -> None:

@@ -11,8 +11,6 @@ from research_core.runner import RunError
 from ui import resume, services, state, widgets
 from ui.widgets import esc
 
-state.require_shell()
-
 st.title("History")
 
 runner = services.get_runner()

@@ -13,8 +13,6 @@ from ui import services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, status_label
 
-state.require_shell()
-
 EXAMPLES = [
     "Compare SQLite, PostgreSQL and DuckDB for a small analytics web app",
     "What are the causes and effects of urban heat islands, and which mitigations work best?",

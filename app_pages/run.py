@@ -10,8 +10,6 @@ from research_core.runner import RunError, RunSnapshot
 from ui import resume, run_view, services, state, widgets
 from ui.widgets import esc
 
-state.require_shell()
-
 POLL_SECONDS = 1.0
 
 st.title("Run")

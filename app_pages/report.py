@@ -12,8 +12,6 @@ from research_core.runner import RunError
 from ui import report_view, services, state, widgets
 from ui.widgets import esc
 
-state.require_shell()
-
 logger = logging.getLogger(__name__)
 
 

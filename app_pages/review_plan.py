@@ -10,8 +10,6 @@ from research_core.runner import RunError
 from ui import plan_table, services, state
 from ui.widgets import esc, format_cost, show_warnings, status_badge, status_label
 
-state.require_shell()
-
 st.title("Review plan")
 
 run_id = state.current_run_id()

@@ -11,9 +11,6 @@ from ui import services, state
 from ui.settings_store import KNOWN_BACKENDS, AppSettings, mask_secret, save_settings, settings_path
 from ui.widgets import esc
 
-state.require_shell()
-
-
 ENDPOINTS = {
     "local": "Embedded local model (Qwen2.5-Coder-1.5B, no key needed)",
     "openai": "OpenAI",

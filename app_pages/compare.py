@@ -17,8 +17,6 @@ from ui import compare_view, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
-state.require_shell()
-
 POLL_SECONDS = 1.0
 LIVE = ("created", "running")
 

@@ -8,8 +8,6 @@ import streamlit as st
 from ui import services, state
 from ui.widgets import esc, shorten
 
-state.require_shell()
-
 ALLOWED = ("md", "markdown", "txt", "html", "htm", "pdf")
 MAX_UPLOAD_MB = 50
 
