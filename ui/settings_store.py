@@ -13,15 +13,16 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from research_core.configuration import (
     DEFAULT_PRICING,
-    LOCAL_MODEL_NAME,
     TEMPLATES,
+    LLMProvider,
     LLMSettings,
+    RunConfig,
     clean_service_url,
 )
 
@@ -38,26 +39,41 @@ _SECRET_FIELD = re.compile(r"key|secret|token|password", re.IGNORECASE)
 _SECRET_VALUE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{4,}")
 
 
+def engine_default(model: type[BaseModel], name: str, **constraints: Any) -> Any:
+    """A field whose default (and description) is the engine's `model.name`, with the form's own limits.
+
+    The engine's `LLMSettings` and `RunConfig` are the one home of each default; the Settings page
+    only adds the bounds of its inputs (`constraints`, e.g. `le=500`).
+    """
+    source = model.model_fields[name]
+    if source.default_factory is not None:
+        return Field(default_factory=source.default_factory, description=source.description, **constraints)
+    return Field(default=source.default, description=source.description, **constraints)
+
+
 class AppSettings(BaseModel):
-    """What the Settings page edits: LLM endpoint and models, search, pricing, default limits."""
+    """What the Settings page edits: LLM endpoint and models, search, pricing, default limits.
+
+    Every field the engine also has takes its default from `LLMSettings` or `RunConfig`.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
-    provider: Literal["local", "openai"] = Field(default="local", description="Embedded model or OpenAI-compatible")
-    base_url: str | None = Field(default=None, description="OpenAI-compatible base URL; None = api.openai.com")
-    model: str = Field(default=LOCAL_MODEL_NAME, description="Working model")
-    synthesis_model: str | None = Field(default=None, description="Meta-synthesis model; None = working model")
-    timeout_s: float = Field(default=300.0, gt=0, le=3600)
-    search_backends: list[str] = Field(default_factory=lambda: ["ddg", "library"])
-    searxng_url: str | None = Field(default=None, description="Base URL of a SearXNG instance")
-    read_pages: bool = Field(default=True, description="Read each kept web result's page, not only its snippet")
-    fetch_private_addresses: bool = Field(default=False, description="Allow reading pages on private addresses")
+    provider: LLMProvider = engine_default(LLMSettings, "provider")
+    base_url: str | None = engine_default(LLMSettings, "base_url")
+    model: str = engine_default(LLMSettings, "model")
+    synthesis_model: str | None = engine_default(LLMSettings, "synthesis_model")
+    timeout_s: float = engine_default(LLMSettings, "timeout_s", gt=0, le=3600)
+    search_backends: list[str] = engine_default(RunConfig, "search_backends")
+    searxng_url: str | None = engine_default(RunConfig, "searxng_url")
+    read_pages: bool = engine_default(RunConfig, "read_pages")
+    fetch_private_addresses: bool = engine_default(RunConfig, "fetch_private_addresses")
     pricing: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_PRICING))
     template: str = Field(default="auto", description="Default template on New research")
-    max_iterations: int = Field(default=20, ge=1, le=500)
-    parallel: int = Field(default=2, ge=1, le=16)
-    max_total_cost_usd: float = Field(default=1.0, ge=0.0)
-    step_mode: bool = Field(default=False)
+    max_iterations: int = engine_default(RunConfig, "max_iterations", ge=1, le=500)
+    parallel: int = engine_default(RunConfig, "parallel", ge=1, le=16)
+    max_total_cost_usd: float = engine_default(RunConfig, "max_total_cost_usd", ge=0.0)
+    step_mode: bool = engine_default(RunConfig, "step_mode")
 
     @field_validator("base_url")
     @classmethod
