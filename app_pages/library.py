@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from research_core.search.library import LibraryError
 from ui import services, state
 from ui.widgets import esc, shorten
 
@@ -16,14 +17,6 @@ st.caption(
     "Documents you add here are indexed in the local database and searched by runs that use the "
     "“Document library” backend."
 )
-
-module = services.library_module()
-if module is None:
-    st.info(
-        "The document library is not available in this installation. Update Arbor to use it.",
-        icon=":material/info:",
-    )
-    st.stop()
 
 try:
     library = services.get_library()
@@ -51,7 +44,7 @@ if st.button("Add to library", type="primary", icon=":material/upload:", key="li
     for upload in uploads or []:
         try:
             doc = library.add_bytes(upload.name, upload.getvalue())
-        except module.LibraryError as exc:
+        except LibraryError as exc:
             messages.append(("error", esc(exc)))
         except Exception as exc:  # a parser failure on a damaged file
             messages.append(("error", f"{esc(upload.name)}: could not be read ({esc(exc)})."))

@@ -16,7 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from research_core.citations import markers_to_numbered
-from research_core.export import _drop_missing_citations
+from research_core.export import _drop_missing_citations, export_result
 from research_core.markdown_fences import scan_fences
 from research_core.schemas import RunResult, Source
 from research_core.sources.labels import reading_label
@@ -223,11 +223,6 @@ def reading_summary(result: RunResult) -> str:
 
 def downloads(result: RunResult, key_prefix: str) -> None:
     """Download buttons for the Markdown, HTML and JSON exports."""
-    try:
-        from research_core.export import export_result
-    except ImportError:
-        st.caption("Exports are not available in this installation.")
-        return
     with st.container(horizontal=True, gap="small"):
         for fmt, (label, icon) in EXPORT_FORMATS.items():
             try:

@@ -26,10 +26,14 @@ from typing import Any
 
 import streamlit as st
 
+from research_core import local_model
 from research_core.compare import CompareJobs
-from research_core.configuration import OPENAI_DEFAULT_BASE_URL
+from research_core.configuration import OPENAI_DEFAULT_BASE_URL, LLMSettings
+from research_core.heap import freeze_startup_heap
 from research_core.runner import Runner
 from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
+from research_core.search import registry
+from research_core.search.library import DocumentLibrary
 from research_core.store import default_db_path
 from ui.settings_store import AppSettings, load_settings
 
@@ -125,9 +129,6 @@ def _all_runners() -> weakref.WeakSet[Runner]:
 
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _runner(db: str, llm_json: str, pricing_json: str, key_fingerprint: str, _api_key: str | None) -> Runner:
-    from research_core.configuration import LLMSettings
-    from research_core.heap import freeze_startup_heap
-
     freeze_startup_heap()
     pricing = {k: (float(v[0]), float(v[1])) for k, v in json.loads(pricing_json).items()}
     runner = Runner(
@@ -172,24 +173,12 @@ def run_is_active(run_id: str) -> bool:
     return any(r.is_active(run_id) for r in list(_all_runners()))
 
 
-# ---- the document library (written alongside the app; optional until it lands) --------------
+# ---- the document library ----------------------------------------------------------------------
 
 
-def library_module() -> Any | None:
-    """The `research_core.search.library` module, or None if this installation lacks it."""
-    try:
-        from research_core.search import library
-    except ImportError:
-        return None
-    return library
-
-
-def get_library() -> Any | None:
-    """A DocumentLibrary on the current database, or None if unavailable."""
-    module = library_module()
-    if module is None:
-        return None
-    return module.DocumentLibrary(db_path())
+def get_library() -> DocumentLibrary:
+    """A DocumentLibrary on the current database."""
+    return DocumentLibrary(db_path())
 
 
 # ---- reachability -------------------------------------------------------------------------------
@@ -245,10 +234,6 @@ def check_llm_endpoint(base_url: str, api_key: str | None, timeout_s: float = LL
 
 def check_embedded_model() -> Reachability:
     """Whether the embedded model is installed (it starts on the first run that needs it)."""
-    try:
-        from research_core import local_model
-    except ImportError:
-        return Reachability(False, "The embedded model support is not installed. Run `bash scripts/setup.sh`.")
     server = getattr(local_model, "_shared_server", None)
     if server is not None and server.is_running():
         return Reachability(True, f"Running at {server.base_url}.")
@@ -278,21 +263,9 @@ def llm_status() -> Reachability:
     return cached_llm_check(settings.provider, settings.base_url, _fingerprint(key), key)
 
 
-def registry_module() -> Any | None:
-    """The `research_core.search.registry` module, or None if this installation lacks it."""
-    try:
-        from research_core.search import registry
-    except ImportError:
-        return None
-    return registry
-
-
 @st.cache_data(ttl=60, show_spinner=False)
 def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None = None) -> dict[str, Reachability]:
     """Reachability of each search backend, cached for a minute."""
-    registry = registry_module()
-    if registry is None:
-        return {n: Reachability(False, "Search backends are not available in this installation.") for n in names}
     out: dict[str, Reachability] = {}
     for name in names:
         try:
@@ -301,7 +274,7 @@ def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None
                 out[name] = Reachability(False, "Unknown backend.")
                 continue
             ok, message = registry.check_backend(backends[0])
-            if message == getattr(registry, "EMPTY_LIBRARY_MESSAGE", None):
+            if message == registry.EMPTY_LIBRARY_MESSAGE:
                 message = "Empty: add documents on the Library page."
             out[name] = Reachability(bool(ok), str(message)[:1].upper() + str(message)[1:])
         except Exception as exc:  # a backend that cannot even be built is simply unreachable

@@ -20,31 +20,11 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from research_core.citations import global_numbering, markers_to_numbered
+from research_core.citations import cited_source_ids, global_numbering, markers_to_numbered
 from research_core.markdown_fences import scan_fences
 from research_core.plan import section_numbers
-from research_core.sanitize import redact_secrets
+from research_core.sanitize import clean_llm_markdown, escape_markdown, redact_secrets, safe_link
 from research_core.sources.labels import reading_label, reasons_text
-
-try:
-    from research_core.sanitize import clean_llm_markdown, escape_markdown, safe_link
-except ImportError:  # the sanitising helpers ship with the engine; keep the UI safe without them
-    import re as _re
-
-    def escape_markdown(text: str) -> str:
-        """Fallback: escape Markdown and HTML specials in one line of text."""
-        collapsed = " ".join(str(text).split())
-        return _re.sub(r"([\\`*_\[\]|~#])", r"\\\1", collapsed).replace("<", "&lt;").replace(">", "&gt;")
-
-    def clean_llm_markdown(md: str) -> str:
-        """Fallback: show the LLM's Markdown as escaped text, line by line."""
-        return "\n\n".join(escape_markdown(line) for line in str(md).splitlines() if line.strip())
-
-    def safe_link(url: str) -> str | None:
-        """Fallback: only plain http(s) URLs without spaces or brackets."""
-        ok = _re.match(r"^https?://[^\s<>()\[\]\"']+$", str(url).strip())
-        return str(url).strip() if ok else None
-
 
 RUN_STATUS: dict[str, tuple[str, str, str]] = {
     # status: (label, badge colour, icon)
@@ -335,8 +315,6 @@ def cited_sources_markdown(
     text: str, sources_by_id: Mapping[str, Mapping[str, Any]], numbering: Mapping[str, int]
 ) -> str:
     """The sources a synthesis cites, as a numbered Markdown list."""
-    from research_core.citations import cited_source_ids
-
     cited = sorted((sid for sid in cited_source_ids(text) if sid in numbering), key=numbering.__getitem__)
     lines = []
     for sid in cited:
