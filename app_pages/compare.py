@@ -11,9 +11,8 @@ import streamlit as st
 from pydantic import ValidationError
 
 from research_core.compare import metrics
-from research_core.configuration import build_run_config
 from research_core.runner import RunError, clean_question
-from ui import compare_view, services, state, widgets
+from ui import compare_view, run_form, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
@@ -64,14 +63,15 @@ def start_modes() -> None:
         st.session_state["cmp_error"] = "Choose at least one search backend."
         return
     try:
-        config = build_run_config(
-            "auto",
-            question,
+        form = run_form.ResearchForm(
+            question=question,
+            template="auto",
             max_iterations=int(st.session_state["cmp_max_iterations"]),
             parallel=settings.parallel,
             max_total_cost_usd=settings.max_total_cost_usd,
             search_backends=list(st.session_state["cmp_backends"]),
         )
+        config = run_form.run_config_from_form(form)
     except (ValidationError, ValueError) as exc:
         st.session_state["cmp_error"] = f"These limits do not fit together: {exc}"
         return

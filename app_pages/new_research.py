@@ -7,37 +7,11 @@ import time
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.configuration import TEMPLATE_DESCRIPTIONS, TEMPLATES, build_run_config, detect_template
+from research_core.configuration import TEMPLATE_DESCRIPTIONS, TEMPLATES
 from research_core.runner import RunError, clean_question
-from ui import services, state, widgets
+from ui import run_form, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, status_label
-
-EXAMPLES = [
-    "Compare SQLite, PostgreSQL and DuckDB for a small analytics web app",
-    "What are the causes and effects of urban heat islands, and which mitigations work best?",
-    "Evaluate the evidence for and against a four-day work week",
-    "What is retrieval-augmented generation?",
-]
-
-DRILL_CHOICES = {
-    "template": "as the template says",
-    "superficial": "superficial",
-    "adequate": "superficial or adequate",
-}
-MODES = {
-    "auto": "Auto (classify the question)",
-    "flat": "Flat (one research loop)",
-    "hierarchical": "Hierarchical (tree of sub-questions)",
-    "hypothesis": "Hypothesis (propose and test hypotheses)",
-}
-MODE_HELP = {
-    "auto": "Simple questions run as one research loop, complex ones as a tree of sub-questions.",
-    "flat": "One research loop on the whole question; quickest for a single fact or definition.",
-    "hierarchical": "Splits the question into sub-questions you can edit, researches each, then combines them.",
-    "hypothesis": "Proposes testable answers, researches each, and judges it validated, refuted or inconclusive; "
-    "a refuted one may pivot to a better hypothesis.",
-}
 
 settings = services.app_settings()
 state.init_state(
@@ -69,18 +43,6 @@ def use_example(text: str) -> None:
     """Put an example question in the text area."""
     st.session_state["nr_question"] = text
     st.session_state["nr_error"] = None
-
-
-def effective_template(choice: str, question: str) -> str:
-    """The template a run would use: the chosen one, or on auto the one detected from the question."""
-    if choice != "auto":
-        return choice
-    return detect_template(question) if question.strip() else "general"
-
-
-def template_iterations(name: str) -> int:
-    """The iteration budget of a template; templates without one use the default from Settings."""
-    return int(TEMPLATES.get(name, {}).get("max_iterations", settings.max_iterations))
 
 
 def template_changed() -> None:
@@ -152,7 +114,7 @@ if st.session_state["nr_error"]:
 
 st.caption("Examples")
 with st.container(horizontal=True, gap="small"):
-    for n, example in enumerate(EXAMPLES):
+    for n, example in enumerate(run_form.EXAMPLES):
         st.button(example, key=f"nr_example_{n}", on_click=use_example, args=(example,), type="tertiary")
 
 left, right = st.columns(2)
@@ -166,22 +128,22 @@ with left:
         on_change=template_changed,
     )
     question_now = st.session_state["nr_question"].strip()
-    template_now = effective_template(st.session_state["nr_template"], question_now)
+    template_now = run_form.effective_template(st.session_state["nr_template"], question_now)
     if not st.session_state["nr_iterations_edited"]:
-        st.session_state["nr_max_iterations"] = template_iterations(template_now)
+        st.session_state["nr_max_iterations"] = run_form.template_iterations(template_now, settings.max_iterations)
     budget = f"a budget of {widgets.plural(int(st.session_state['nr_max_iterations']), 'iteration')}"
     if st.session_state["nr_template"] == "auto" and question_now:
         st.caption(f"Auto picks **{template_now.replace('_', ' ')}** for this question, with {budget}.")
     else:
         st.caption(f"**{template_now.replace('_', ' ').capitalize()}**, with {budget}.")
 with right:
-    st.radio("Mode", list(MODES), key="nr_mode", format_func=MODES.__getitem__, horizontal=True)
-    st.caption(MODE_HELP[st.session_state["nr_mode"]])
+    st.radio("Mode", list(run_form.MODES), key="nr_mode", format_func=run_form.MODES.__getitem__, horizontal=True)
+    st.caption(run_form.MODE_HELP[st.session_state["nr_mode"]])
     st.radio(
         "Execution",
-        ["auto", "step"],
+        list(run_form.EXECUTIONS),
         key="nr_execution",
-        format_func={"auto": "Automatic", "step": "Step by step (pause after each branch)"}.__getitem__,
+        format_func=run_form.EXECUTIONS.__getitem__,
         horizontal=True,
     )
 
@@ -218,9 +180,9 @@ with st.expander("Limits and search", icon=":material/tune:"):
     )
     d2.selectbox(
         "Drill into branches judged",
-        list(DRILL_CHOICES),
+        list(run_form.DRILL_CHOICES),
         key="nr_drill_down_on",
-        format_func=DRILL_CHOICES.__getitem__,
+        format_func=run_form.DRILL_CHOICES.__getitem__,
     )
     t1, t2, t3 = st.columns(3)
     t1.toggle(
@@ -258,31 +220,28 @@ def propose() -> None:
     if "searxng" in st.session_state["nr_backends"] and not settings.searxng_url:
         st.session_state["nr_error"] = "SearXNG needs its URL: set it on the Settings page, or choose another backend."
         return
-    iterations = int(st.session_state["nr_max_iterations"])
-    drill_on = st.session_state["nr_drill_down_on"]
-    own_budget = TEMPLATES.get(effective_template(st.session_state["nr_template"], question), {}).get("max_iterations")
     try:
-        config = build_run_config(
-            st.session_state["nr_template"],
-            question,
-            mode=None if st.session_state["nr_mode"] == "auto" else st.session_state["nr_mode"],
+        form = run_form.ResearchForm(
+            question=question,
+            template=st.session_state["nr_template"],
+            mode=st.session_state["nr_mode"],
             step_mode=st.session_state["nr_execution"] == "step",
-            auto_approve=False,
-            max_iterations=None if iterations == own_budget else iterations,
+            max_iterations=int(st.session_state["nr_max_iterations"]),
             parallel=int(st.session_state["nr_parallel"]),
             max_total_cost_usd=float(st.session_state["nr_cost_cap"]),
             search_backends=list(st.session_state["nr_backends"]),
-            report_language=st.session_state["nr_language"].strip() or None,
+            report_language=st.session_state["nr_language"],
             max_depth=int(st.session_state["nr_max_depth"]),
-            drill_down_on=None if drill_on == "template" else drill_on,
+            drill_down_on=st.session_state["nr_drill_down_on"],
             adaptive_plan=bool(st.session_state["nr_adaptive_plan"]),
             verify_citations=bool(st.session_state["nr_verify_citations"]),
             coverage_check=bool(st.session_state["nr_coverage_check"]),
-            sticky_backends=[b for b in st.session_state["nr_sticky"] if b in st.session_state["nr_backends"]],
+            sticky_backends=list(st.session_state["nr_sticky"]),
             searxng_url=settings.searxng_url,
             read_pages=settings.read_pages,
             fetch_private_addresses=settings.fetch_private_addresses,
         )
+        config = run_form.run_config_from_form(form)
     except ValidationError as exc:
         st.session_state["nr_error"] = f"These limits do not fit together: {exc.errors()[0]['msg']}."
         return
