@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from research_core.citations import markers_to_numbered
 from research_core.runner import RunError, RunSnapshot
-from ui import resume, run_view, services, state, widgets
+from ui import gate_views, resume, run_view, services, state, widgets
 from ui.widgets import esc
 
 POLL_SECONDS = 1.0
@@ -66,228 +64,6 @@ with st.container(horizontal=True, gap="small", vertical_alignment="center"):
 # ---- gates and terminal states ------------------------------------------------------------------
 
 
-def step_gate(s: RunSnapshot, pending: dict) -> None:
-    """Show the branches that just finished; edit, skip or reprioritise the pending ones."""
-    numbering = widgets.citation_numbering(s.branches)
-    numbers = widgets.branch_numbers(s.branches)
-    sources_by_id = {src["id"]: src for src in s.sources if src.get("id")}
-    st.subheader("Paused after a branch")
-    for c in pending.get("completed", []):
-        with st.container(border=True):
-            st.markdown(f"**{esc(numbers.get(c['id'], c['id']))} · {esc(c.get('question_text'))}**")
-            details = [widgets.plural(int(c.get("iteration_count") or 0), "iteration")]
-            if c.get("confidence") is not None:
-                details.append(f"confidence {float(c['confidence']):.2f}")
-            st.caption(" · ".join(details))
-            synthesis = c.get("synthesis") or ""
-            st.markdown(widgets.clean_md(markers_to_numbered(synthesis, numbering)) or "_No synthesis._")
-            cited = widgets.cited_sources_markdown(synthesis, sources_by_id, numbering)
-            if cited:
-                st.markdown(cited)
-    if pending.get("error"):
-        st.error(f"The last answer was refused: {esc(pending['error'])}", icon=":material/error:")
-    rows = pending.get("pending", [])
-    edits: list[dict] = []
-    problem = None
-    if rows:
-        st.markdown("**Pending branches** · edit the text or priority, or skip a branch")
-        original = pd.DataFrame(
-            [
-                {
-                    "id": r["id"],
-                    "question_text": r.get("question_text") or "",
-                    "priority": float(r.get("priority") or 0),
-                    "skip": False,
-                }
-                for r in rows
-            ]
-        )
-        gate_key = "_".join(c["id"] for c in pending.get("completed", [])) or "gate"
-        edited = st.data_editor(
-            original,
-            key=f"step_editor_{s.run_id}_{gate_key}",
-            hide_index=True,
-            width="stretch",
-            disabled=["id"],
-            column_config={
-                "id": st.column_config.TextColumn("id", width=90),
-                "question_text": st.column_config.TextColumn("sub-question", width="large", max_chars=2000),
-                "priority": st.column_config.NumberColumn(
-                    "priority", min_value=0.0, max_value=1.0, step=0.05, format="%.2f", width=80
-                ),
-                "skip": st.column_config.CheckboxColumn("skip", width=60),
-            },
-        )
-        for before, after in zip(original.to_dict("records"), edited.to_dict("records"), strict=True):
-            change: dict = {"id": before["id"]}
-            text = str(after.get("question_text") or "").strip()
-            if not text:
-                problem = f"{before['id']}: the question text is empty."
-            elif text != before["question_text"]:
-                change["question_text"] = text
-            priority = after.get("priority")
-            if priority is None or pd.isna(priority) or not 0 <= float(priority) <= 1:
-                problem = f"{before['id']}: the priority must be a number from 0 to 1."
-            elif abs(float(priority) - before["priority"]) > 1e-9:
-                change["priority"] = float(priority)
-            if bool(after.get("skip")):
-                change["skip"] = True
-            if len(change) > 1:
-                edits.append(change)
-        if problem:
-            st.error(problem, icon=":material/error:")
-    else:
-        st.caption("No branches are pending; continuing writes the report.")
-    with st.container(horizontal=True, gap="small"):
-        go_on = st.button(
-            "Continue", type="primary", icon=":material/play_arrow:", key="step_continue", disabled=bool(problem)
-        )
-        stop = st.button(
-            "Stop early and write the report",
-            icon=":material/stop_circle:",
-            key="step_stop",
-            help="Skip the pending branches and synthesise from what was gathered so far.",
-        )
-    if go_on:
-        send({"action": "continue", "edits": edits} if edits else "continue")
-    if stop:
-        send("stop")
-
-
-def revision_gate(s: RunSnapshot, pending: dict) -> None:
-    """The model proposes to change the pending part of the plan, with its reasons; accept or reject."""
-    st.subheader("Proposed change to the plan")
-    changes = pending.get("changes") or {}
-    by_id = {b["id"]: b for b in s.branches}
-    numbers = widgets.branch_numbers(s.branches)
-
-    def named(bid: str) -> str:
-        branch = by_id.get(bid)
-        if branch is None:
-            return esc(bid)
-        return f"{esc(numbers.get(bid, bid))} · {esc(widgets.shorten(branch.get('question_text') or '', 110))}"
-
-    reasoning = changes.get("reasoning") or run_view.revision_reasoning(s.log)
-    if reasoning:
-        st.markdown(f":material/psychology: **Why:** {esc(reasoning)}")
-    else:
-        st.caption("The model gave no reason for this change.")
-    lines = []
-    for item in changes.get("add", []):
-        if isinstance(item, dict):
-            text = item.get("question_text") or item.get("question")
-            line = f"- :green[add] {esc(text)} :gray[priority {float(item.get('priority') or 0.5):.2f}]"
-            if item.get("rationale"):
-                line += f"  \n  :gray[{esc(item['rationale'])}]"
-        else:
-            line = f"- :green[add] {esc(item)}"
-        lines.append(line)
-    for bid in changes.get("drop", []):
-        lines.append(f"- :red[drop] {named(bid)}")
-    for bid, priority in (changes.get("reprioritize") or {}).items():
-        before = by_id.get(bid, {}).get("priority")
-        was = f"{float(before):.2f} → " if before is not None else ""
-        lines.append(f"- :orange[priority] {named(bid)}: {was}{float(priority):.2f}")
-    if lines:
-        st.markdown("\n".join(lines))
-    if pending.get("error"):
-        st.error(esc(pending["error"]), icon=":material/error:")
-    with st.container(horizontal=True, gap="small"):
-        if st.button("Accept", type="primary", key="revision_accept", icon=":material/check:"):
-            send("accept")
-        if st.button("Reject", key="revision_reject", icon=":material/close:"):
-            send("reject")
-
-
-def drill_children(pending: dict, key: str) -> tuple[list[dict] | None, bool, str | None]:
-    """The proposed children in an editor: (children to send or None if unchanged, any kept, problem)."""
-    proposals = [p for p in pending.get("proposals") or [] if isinstance(p, dict)]
-    original = pd.DataFrame(
-        [
-            {
-                "question_text": str(p.get("question_text") or ""),
-                "priority": float(p.get("priority") if p.get("priority") is not None else 0.5),
-                "remove": False,
-            }
-            for p in proposals
-        ],
-        columns=["question_text", "priority", "remove"],
-    )
-    edited = st.data_editor(
-        original,
-        key=key,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            "question_text": st.column_config.TextColumn("narrower question", width="large", max_chars=500),
-            "priority": st.column_config.NumberColumn(
-                "priority", min_value=0.0, max_value=1.0, step=0.05, format="%.2f", width=80
-            ),
-            "remove": st.column_config.CheckboxColumn("remove", width=70),
-        },
-    )
-    children: list[dict] = []
-    changed = False
-    kept = False
-    problem = None
-    for n, (proposal, before, after) in enumerate(
-        zip(proposals, original.to_dict("records"), edited.to_dict("records"), strict=True), start=1
-    ):
-        if bool(after.get("remove")):
-            changed = True
-            continue
-        kept = True
-        text = " ".join(str(after.get("question_text") or "").split())
-        priority = after.get("priority")
-        if not text:
-            problem = f"Question {n}: the text is empty. Type a question or tick *remove*."
-            continue
-        if priority is None or pd.isna(priority) or not 0 <= float(priority) <= 1:
-            problem = f"Question {n}: the priority must be a number from 0 to 1."
-            continue
-        changed = changed or text != before["question_text"] or abs(float(priority) - before["priority"]) > 1e-9
-        child = {"question_text": text, "priority": float(priority)}
-        if proposal.get("rationale"):
-            child["rationale"] = proposal["rationale"]
-        children.append(child)
-    return (children if changed else None), kept, problem
-
-
-def drill_gate(s: RunSnapshot, pending: dict) -> None:
-    """A branch wants to dig deeper: show why, let the user edit its proposed children, approve or reject."""
-    branch = pending.get("branch") or {}
-    bid = branch.get("id")
-    number = widgets.branch_numbers(s.branches).get(bid, bid)
-    st.subheader("Go deeper?")
-    st.markdown(f"**{esc(number)} · {esc(branch.get('question_text'))}**")
-    depth = branch.get("depth_assessment")
-    reasoning = pending.get("reasoning") or run_view.depth_reasoning(s.log, bid)
-    if depth or reasoning:
-        verdict = f"The model judged the findings **{esc(depth)}**" if depth else "The model's assessment"
-        st.markdown(f":material/psychology: {verdict}" + (f": {esc(reasoning)}" if reasoning else "."))
-    st.markdown("**Proposed narrower questions** · edit the text or priority, or tick *remove* to leave one out")
-    if pending.get("error"):
-        st.error(esc(pending["error"]), icon=":material/error:")
-    children, kept, problem = drill_children(pending, key=f"drill_editor_{s.run_id}_{bid}")
-    if problem:
-        st.error(problem, icon=":material/error:")
-    elif not kept:
-        st.warning("Every question is removed. Keep at least one, or choose *Not needed*.", icon=":material/warning:")
-    with st.container(horizontal=True, gap="small"):
-        approve = st.button(
-            "Research these",
-            type="primary",
-            key="drill_approve",
-            icon=":material/check:",
-            disabled=bool(problem) or not kept,
-        )
-        reject = st.button("Not needed", key="drill_reject", icon=":material/close:")
-    if approve:
-        send({"action": "approve", "children": children} if children is not None else "approve")
-    if reject:
-        send("reject")
-
-
 def controls(s: RunSnapshot) -> None:
     """What the user can do now, depending on the run's status and open gate."""
     pending = s.pending or {}
@@ -297,11 +73,11 @@ def controls(s: RunSnapshot) -> None:
             state.REVIEW_PLAN, label="Review the plan", icon=":material/arrow_forward:", query_params={"run": s.run_id}
         )
     elif pending.get("kind") == "step":
-        step_gate(s, pending)
+        gate_views.step_gate(s, pending, send)
     elif pending.get("kind") == "revision":
-        revision_gate(s, pending)
+        gate_views.revision_gate(s, pending, send)
     elif pending.get("kind") == "drill_down":
-        drill_gate(s, pending)
+        gate_views.drill_gate(s, pending, send)
     elif s.status in state.FINISHED:
         st.success("The research is done.", icon=":material/check_circle:")
         st.page_link(state.REPORT, label="Read the report", icon=":material/article:", query_params={"run": s.run_id})
