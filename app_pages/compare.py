@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from research_core.compare import metrics
 from research_core.runner import RunError, clean_question
-from ui import compare_view, run_form, services, state, widgets
+from ui import compare_view, run_form, run_list, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
@@ -153,11 +153,7 @@ modes_form(expanded=False)
 
 def label(run_id: str) -> str:
     """How a run appears in the pickers."""
-    r = by_id[run_id]
-    return (
-        f"{widgets.format_time(r.get('created_at'))} · {r.get('mode') or '–'} · "
-        f"{widgets.shorten(r.get('question') or '', 70)} · …{run_id[-6:]}"
-    )
+    return run_list.compare_label(by_id[run_id], 70)
 
 
 state.init_state({"compare_left": ids[1], "compare_right": ids[0]})

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
-import pandas as pd
 import streamlit as st
 
 from research_core.runner import RunError
-from ui import resume, services, state, widgets
+from ui import resume, run_list, services, state, widgets
 from ui.widgets import esc
 
 st.title("History")
@@ -30,33 +27,8 @@ if st.session_state["history_message"]:
     st.success(st.session_state["history_message"], icon=":material/check:")
     st.session_state["history_message"] = None
 
-
-def cost_of(row: dict) -> float | None:
-    """The run's total cost from its stored totals."""
-    try:
-        totals = json.loads(row.get("totals_json") or "{}")
-    except ValueError:
-        return None
-    value = totals.get("cost_usd")
-    return float(value) if value is not None else None
-
-
-frame = pd.DataFrame(
-    [
-        {
-            "date": widgets.format_time(r.get("created_at")),
-            "question": r.get("question") or "",
-            "mode": r.get("mode") or "",
-            "status": widgets.status_label(r.get("status") or ""),
-            "cost": cost_of(r),
-            "id": r["id"],
-            "re-run of": r.get("parent_run_id") or "",
-        }
-        for r in runs
-    ]
-)
 st.dataframe(
-    frame,
+    run_list.history_frame(runs),
     hide_index=True,
     width="stretch",
     column_config={
@@ -73,16 +45,6 @@ st.dataframe(
 
 by_id = {r["id"]: r for r in runs}
 finished_ids = [r["id"] for r in runs if r["status"] in state.FINISHED]
-
-
-def run_label(run_id: str) -> str:
-    """How a run appears in the picker: date, question, status, and enough of the id to tell twins apart."""
-    r = by_id[run_id]
-    rerun = " · branch re-run" if r.get("parent_run_id") else ""
-    return (
-        f"{widgets.format_time(r.get('created_at'))} · {widgets.shorten(r.get('question') or '', 80)} · "
-        f"{widgets.status_label(r['status'])}{rerun} · …{run_id[-6:]}"
-    )
 
 
 def open_compare(left: str, right: str) -> None:
@@ -175,10 +137,7 @@ def compare_picker() -> None:
         picked = st.multiselect(
             "Runs to compare",
             finished_ids,
-            format_func=lambda i: (
-                f"{widgets.format_time(by_id[i].get('created_at'))} · {by_id[i].get('mode') or '–'} · "
-                f"{widgets.shorten(by_id[i].get('question') or '', 60)} · …{i[-6:]}"
-            ),
+            format_func=lambda i: run_list.compare_label(by_id[i], 60),
             max_selections=2,
             placeholder="Pick two finished runs",
             key="history_compare_pick",
@@ -190,7 +149,7 @@ def compare_picker() -> None:
 selected = st.selectbox(
     "Run",
     list(by_id),
-    format_func=run_label,
+    format_func=lambda i: run_list.run_label(by_id[i]),
     key="history_selected",
 )
 row = by_id[selected]
