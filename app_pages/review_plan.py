@@ -7,8 +7,8 @@ import streamlit as st
 from research_core.configuration import RunConfig
 from research_core.plan import PlanError
 from research_core.runner import RunError
-from ui import plan_table, services, state
-from ui.widgets import esc, format_cost, show_warnings, status_badge, status_label
+from ui import plan_table, plan_view, services, state
+from ui.widgets import esc, show_warnings, status_badge, status_label
 
 st.title("Review plan")
 
@@ -78,37 +78,7 @@ show_warnings(snap.warnings)
 if pending.get("error"):
     st.error(f"The last answer was refused: {esc(pending['error'])}", icon=":material/error:")
 
-edited = st.data_editor(
-    plan_table.to_frame(st.session_state[rows_key]),
-    key=editor_key,
-    num_rows="dynamic",
-    hide_index=True,
-    width="stretch",
-    column_order=plan_table.COLUMNS,
-    column_config={
-        "order": st.column_config.NumberColumn(
-            "order", help="Position in the plan; change it to reorder", step=1, format="%d", width="small"
-        ),
-        "id": st.column_config.TextColumn("id", help="Leave empty on new rows; an id is assigned", width="small"),
-        "question_text": st.column_config.TextColumn(
-            "sub-question", help="A focused, researchable question", width="large", max_chars=2000
-        ),
-        "priority": st.column_config.NumberColumn(
-            "priority",
-            help="Importance 0-1; the iteration budget is split by priority",
-            min_value=0.0,
-            max_value=1.0,
-            step=0.05,
-            format="%.2f",
-            default=0.5,
-            width="small",
-        ),
-        "rationale": st.column_config.TextColumn("rationale", width=160),
-        "parent_id": st.column_config.TextColumn(
-            "parent id", help="Id of the sub-question this one refines (empty = top level)", width="small"
-        ),
-    },
-)
+edited = plan_view.plan_editor(st.session_state[rows_key], editor_key)
 rows = plan_table.rows_from_frame(edited)
 st.session_state[draft_key] = rows
 check = plan_table.check_rows(rows, snap.question, pending.get("strategy"), config)
@@ -140,10 +110,7 @@ elif split and target:
     try:
         with st.spinner("Asking the model for narrower sub-questions…"):
             proposal, warnings = runner.propose_plan(text, config)
-        children = [
-            {"question_text": sq.question_text, "priority": sq.priority, "rationale": sq.rationale}
-            for sq in proposal.sub_questions
-        ]
+        children = plan_table.proposed_children(proposal)
         st.session_state[rows_key] = st.session_state[draft_key] = plan_table.add_children(rows, target, children)
         st.session_state[version_key] += 1
         st.rerun()
@@ -162,28 +129,10 @@ if check.ok and check.plan is not None:
     llm = runner.llm
     est = plan_table.estimate(check.plan, config, llm.price("work"), llm.price("synthesis"))
     with budget_col:
-        st.markdown("##### Budget")
-        st.metric("Research iterations", est.total_iterations, border=True)
-        st.metric("Estimated cost", f"{format_cost(est.cost_low)} – {format_cost(est.cost_high)}", border=True)
-        st.caption(
-            f"{config.max_iterations} iterations in total, less one per branch synthesis, the plan and the "
-            f"report; each branch gets {config.sub_question_min_iterations}–"
-            f"{config.sub_question_max_iterations} by priority."
-        )
-        if est.note:
-            st.warning(esc(est.note), icon=":material/money_off:")
+        plan_view.budget_panel(est, config)
     with tree_col:
         st.markdown("##### Tree")
-        lines = []
-        by_id = {sq.id: sq for sq in check.plan.sub_questions}
-        for sq in (by_id[i] for i in check.tree):
-            indent = "    " * sq.depth
-            budget = "unfunded" if sq.id in est.unfunded else f"{est.iterations.get(sq.id, 0)} iterations"
-            lines.append(
-                f"{indent}- **{check.numbers.get(sq.id, '')}** {esc(sq.question_text)}  \n"
-                f"{indent}  :gray[{esc(sq.id)} · priority {sq.priority:.2f} · {budget}]"
-            )
-        st.markdown("\n".join(lines))
+        st.markdown(plan_view.tree_markdown(check, est))
 else:
     with tree_col:
         st.caption("Fix the plan to see the tree and the budget.")
@@ -203,16 +152,8 @@ with st.container(horizontal=True, gap="small"):
         cancel = st.button("Yes, cancel the run", key=f"rp_cancel_{run_id}", type="primary")
 
 if approve and check.ok and check.plan is not None:
-    answer = {
-        "action": "approve",
-        "strategy": check.plan.strategy,
-        "sub_questions": [
-            sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id"})
-            for sq in check.plan.sub_questions
-        ],
-    }
     try:
-        runner.resume_background(run_id, answer)
+        runner.resume_background(run_id, plan_table.approve_answer(check.plan))
     except RunError as exc:
         st.error(str(exc), icon=":material/error:")
         st.stop()

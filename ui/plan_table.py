@@ -231,3 +231,23 @@ def add_children(
 def renumber(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows in their chosen order with the order column reset to 1, 2, 3 …"""
     return [{**row, "order": i} for i, row in enumerate(ordered(rows), start=1)]
+
+
+def approve_answer(plan: Plan) -> dict[str, Any]:
+    """The review gate's answer approving `plan`: its strategy and each sub-question's editable fields."""
+    return {
+        "action": "approve",
+        "strategy": plan.strategy,
+        "sub_questions": [
+            sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id"})
+            for sq in plan.sub_questions
+        ],
+    }
+
+
+def proposed_children(proposal: Plan) -> list[dict[str, Any]]:
+    """The sub-questions of a re-decomposition as children for `add_children`."""
+    return [
+        {"question_text": sq.question_text, "priority": sq.priority, "rationale": sq.rationale}
+        for sq in proposal.sub_questions
+    ]
