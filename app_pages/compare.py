@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from research_core.compare import metrics
 from research_core.runner import RunError, clean_question
-from ui import compare_view, run_form, run_list, services, state, widgets
+from ui import compare_view, run_form, run_list, run_view, services, state
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
@@ -197,46 +197,11 @@ def pair_progress() -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.badge("working", color="blue", icon=":material/progress_activity:")
         st.caption("Both runs at once." if not sequential else "One run after the other.")
-    columns = st.columns(2, gap="large")
-    for n, (col, snap) in enumerate(zip(columns, snaps, strict=True)):
-        with col:
-            waiting_for = names[pair_ids[0]] if sequential and n == 1 else None
-            compare_view.progress_card(snap, names[snap.run_id], waiting_for=waiting_for)
+    compare_view.progress_cards(snaps, names, sequential=sequential)
     started = min(services.timestamp(s.created_at) for s in snaps)
     messages = services.progress_feed().since(started)
     if messages and all(s.costs.llm_calls == 0 for s in snaps):
-        with st.status("Starting the embedded model…", expanded=True):
-            for message in messages[-6:]:
-                st.caption(esc(message))
-
-
-def stalled(rows: list[dict]) -> None:
-    """Runs of the pair that stopped before finishing: what happened and how to continue."""
-    columns = st.columns(2, gap="large")
-    for col, row in zip(columns, rows, strict=True):
-        run_id, status = row["id"], row["status"]
-        with col, st.container(border=True):
-            st.markdown(f"**{esc(names[run_id])}**")
-            widgets.status_badge(status)
-            if row.get("error"):
-                st.caption(f"Error: {esc(row['error'])}")
-            if status in state.FINISHED:
-                continue
-            with st.container(horizontal=True, gap="small"):
-                resumable = status in (*state.RESUMABLE, "created")
-                if resumable and st.button("Resume", icon=":material/replay:", key=f"cmp_resume_{run_id}"):
-                    try:
-                        runner.resume_background(run_id)
-                    except RunError as exc:
-                        st.error(str(exc), icon=":material/error:")
-                    else:
-                        st.rerun()
-                st.page_link(
-                    state.page_for_status(status),
-                    label="Open the run",
-                    icon=":material/arrow_forward:",
-                    query_params={"run": run_id},
-                )
+        run_view.model_start_status(messages)
 
 
 rows = [by_id[i] for i in pair_ids]
@@ -247,7 +212,7 @@ if not all(r["status"] in state.FINISHED for r in rows):
         pair_progress()
     else:
         st.info("Both runs must finish before they can be compared.", icon=":material/info:")
-        stalled(rows)
+        compare_view.stalled_runs(runner, rows, names)
     st.stop()
 
 

@@ -121,9 +121,7 @@ def live_view(run_id: str) -> None:
         st.badge("working", color="blue", icon=":material/progress_activity:")
         st.caption(esc(run_view.activity_line(now)))
     if messages and not any(b.get("status") != "pending" for b in now.branches):
-        with st.status("Starting the embedded model…", expanded=True):
-            for message in messages[-6:]:
-                st.caption(esc(message))
+        run_view.model_start_status(messages)
     run_view.run_panel(now, key_prefix="run")
 
 

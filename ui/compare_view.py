@@ -7,15 +7,16 @@ escaped, never as Markdown or HTML.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
 from research_core.compare import CRITERIA, Comparison, RunMetrics
-from research_core.runner import RunSnapshot
+from research_core.runner import RunError, Runner, RunSnapshot
 from research_core.schemas import RunResult
-from ui import report_view, run_view, widgets
+from ui import report_view, run_view, state, widgets
 from ui.widgets import esc
 
 CRITERION_LABELS: dict[str, str] = {
@@ -192,6 +193,44 @@ def progress_card(snap: RunSnapshot, name: str, *, waiting_for: str | None = Non
             st.caption(esc(run_view.activity_line(snap)))
         if snap.error:
             st.caption(f"Error: {esc(snap.error)}")
+
+
+def progress_cards(snaps: Sequence[RunSnapshot], names: Mapping[str, str], *, sequential: bool) -> None:
+    """Both runs' progress cards side by side; run one after the other, the right one waits for the left."""
+    columns = st.columns(2, gap="large")
+    for n, (col, snap) in enumerate(zip(columns, snaps, strict=True)):
+        with col:
+            waiting_for = names[snaps[0].run_id] if sequential and n == 1 else None
+            progress_card(snap, names[snap.run_id], waiting_for=waiting_for)
+
+
+def stalled_runs(runner: Runner, rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> None:
+    """Runs of the pair that stopped before finishing: what happened and how to continue."""
+    columns = st.columns(2, gap="large")
+    for col, row in zip(columns, rows, strict=True):
+        run_id, status = row["id"], row["status"]
+        with col, st.container(border=True):
+            st.markdown(f"**{esc(names[run_id])}**")
+            widgets.status_badge(status)
+            if row.get("error"):
+                st.caption(f"Error: {esc(row['error'])}")
+            if status in state.FINISHED:
+                continue
+            with st.container(horizontal=True, gap="small"):
+                resumable = status in (*state.RESUMABLE, "created")
+                if resumable and st.button("Resume", icon=":material/replay:", key=f"cmp_resume_{run_id}"):
+                    try:
+                        runner.resume_background(run_id)
+                    except RunError as exc:
+                        st.error(str(exc), icon=":material/error:")
+                    else:
+                        st.rerun()
+                st.page_link(
+                    state.page_for_status(status),
+                    label="Open the run",
+                    icon=":material/arrow_forward:",
+                    query_params={"run": run_id},
+                )
 
 
 # ---- reports ------------------------------------------------------------------------------------

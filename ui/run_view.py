@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
@@ -130,6 +131,13 @@ def details(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
             st.dataframe(_log_frame(snap.log), hide_index=True, width="stretch", height=320)
         else:
             st.caption("Nothing logged yet.")
+
+
+def model_start_status(messages: Sequence[str]) -> None:
+    """The latest progress messages of the embedded model's start, in an expanded status box."""
+    with st.status("Starting the embedded model…", expanded=True):
+        for message in messages[-6:]:
+            st.caption(widgets.esc(message))
 
 
 # ---- the model's reasons at the gates ------------------------------------------------------------
