@@ -6,16 +6,10 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.configuration import LOCAL_MODEL_NAME, OPENAI_DEFAULT_BASE_URL, TEMPLATE_DESCRIPTIONS, TEMPLATES
-from ui import services, state
+from research_core.configuration import LOCAL_MODEL_NAME, TEMPLATE_DESCRIPTIONS, TEMPLATES
+from ui import services, settings_form, state
 from ui.settings_store import KNOWN_BACKENDS, AppSettings, mask_secret, save_settings, settings_path
 from ui.widgets import esc
-
-ENDPOINTS = {
-    "local": "Embedded local model (Qwen2.5-Coder-1.5B, no key needed)",
-    "openai": "OpenAI",
-    "compatible": "OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp …)",
-}
 
 
 def use_session_key() -> None:
@@ -35,17 +29,12 @@ def forget_session_key() -> None:
 st.title("Settings")
 
 saved = services.app_settings()
-if saved.provider == "local":
-    endpoint = "local"
-elif saved.base_url in (None, OPENAI_DEFAULT_BASE_URL):
-    endpoint = "openai"
-else:
-    endpoint = "compatible"
+endpoint = settings_form.endpoint_of(saved)
 state.init_state(
     {
         "set_endpoint": endpoint,
         "set_base_url": saved.base_url if endpoint == "compatible" else "",
-        "set_model": saved.model if saved.provider == "openai" else "gpt-4o-mini",
+        "set_model": saved.model if saved.provider == "openai" else settings_form.DEFAULT_OPENAI_MODEL,
         "set_synthesis_model": saved.synthesis_model or "",
         "set_timeout": float(saved.timeout_s),
         "set_backends": [b for b in saved.search_backends if b in KNOWN_BACKENDS],
@@ -68,7 +57,9 @@ if st.session_state["set_message"]:
 llm_col, status_col = st.columns([3, 2], gap="large")
 with llm_col:
     st.subheader("Language model")
-    st.radio("Endpoint", list(ENDPOINTS), format_func=ENDPOINTS.__getitem__, key="set_endpoint")
+    st.radio(
+        "Endpoint", list(settings_form.ENDPOINTS), format_func=settings_form.ENDPOINTS.__getitem__, key="set_endpoint"
+    )
     chosen = st.session_state["set_endpoint"]
     if chosen == "compatible":
         st.text_input("Base URL", key="set_base_url", placeholder="http://localhost:11434/v1")
@@ -162,24 +153,15 @@ with llm_col:
 
 def build_settings() -> AppSettings:
     """Settings from the widgets (raises ValueError or ValidationError)."""
-    chosen = st.session_state["set_endpoint"]
-    pricing: dict[str, tuple[float, float]] = {}
-    for row in edited_pricing.to_dict("records"):
-        name = str(row.get("model") or "").strip()
-        if not name:
-            continue
-        values = (row.get("input"), row.get("output"))
-        if any(v is None or pd.isna(v) or float(v) < 0 for v in values):
-            raise ValueError(f"Pricing of {name}: enter two prices of 0 or more.")
-        pricing[name] = (float(values[0]), float(values[1]))
-    if chosen == "compatible" and not st.session_state["set_base_url"].strip():
-        raise ValueError("Enter the base URL of the OpenAI-compatible server, e.g. http://localhost:11434/v1.")
-    model = st.session_state["set_model"].strip() or "gpt-4o-mini"
+    pricing = settings_form.pricing_from_records(edited_pricing.to_dict("records"))
+    llm = settings_form.llm_fields(
+        st.session_state["set_endpoint"],
+        st.session_state["set_base_url"],
+        st.session_state["set_model"],
+        st.session_state["set_synthesis_model"],
+    )
     return AppSettings(
-        provider="local" if chosen == "local" else "openai",
-        base_url=None if chosen != "compatible" else st.session_state["set_base_url"],
-        model=LOCAL_MODEL_NAME if chosen == "local" else model,
-        synthesis_model=(st.session_state["set_synthesis_model"].strip() or None) if chosen != "local" else None,
+        **llm,
         timeout_s=float(st.session_state["set_timeout"]),
         search_backends=list(st.session_state["set_backends"]),
         searxng_url=st.session_state["set_searxng_url"].strip() or None,
