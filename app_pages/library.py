@@ -49,9 +49,7 @@ if st.button("Add to library", type="primary", icon=":material/upload:", key="li
         except Exception as exc:  # a parser failure on a damaged file
             messages.append(("error", f"{esc(upload.name)}: could not be read ({esc(exc)})."))
         else:
-            chars = getattr(doc, "chars", None)
-            size = f" ({chars:,} characters)" if isinstance(chars, int) else ""
-            messages.append(("ok", f"Added {esc(upload.name)}{size}."))
+            messages.append(("ok", f"Added {esc(upload.name)} ({doc.chars:,} characters)."))
     st.session_state["lib_messages"] = messages
     st.session_state["lib_uploader_version"] += 1
     st.rerun()
@@ -64,11 +62,11 @@ else:
     frame = pd.DataFrame(
         [
             {
-                "id": str(getattr(d, "id", "")),
-                "title": str(getattr(d, "title", "") or getattr(d, "name", "")),
-                "kind": str(getattr(d, "kind", "")),
-                "characters": getattr(d, "chars", None),
-                "added": str(getattr(d, "added_at", "") or "")[:16].replace("T", " "),
+                "id": d.id,
+                "title": d.title or d.name,
+                "kind": d.kind,
+                "characters": d.chars,
+                "added": d.added_at[:16].replace("T", " "),
             }
             for d in documents
         ]

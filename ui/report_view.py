@@ -18,6 +18,7 @@ import streamlit as st
 from research_core.citations import markers_to_numbered
 from research_core.export import _drop_missing_citations, export_result
 from research_core.markdown_fences import scan_fences
+from research_core.sanitize import safe_link
 from research_core.schemas import RunResult, Source
 from research_core.sources.labels import reading_label
 from ui import widgets
@@ -50,7 +51,7 @@ _TITLE_UNSAFE = re.compile(r"[\"\\\x00-\x1f\x7f-\x9f]")
 
 def citation_targets(sources: Sequence[Source]) -> dict[int, tuple[str | None, str]]:
     """Number -> (http(s) link or None, title) for each source, numbered from 1."""
-    return {n: (widgets.safe_link(s.url or ""), s.title or "") for n, s in enumerate(sources, start=1)}
+    return {n: (safe_link(s.url or ""), s.title or "") for n, s in enumerate(sources, start=1)}
 
 
 def _citation_link(n: int, targets: Mapping[int, tuple[str | None, str]]) -> str:
@@ -194,7 +195,7 @@ def sources_frame(result: RunResult) -> pd.DataFrame:
     """Sources numbered as cited: title, clickable http(s) link, location, backend, how read, branch."""
     rows = []
     for n, source in enumerate(result.sources, start=1):
-        link = widgets.safe_link(source.url)
+        link = safe_link(source.url)
         rows.append(
             {
                 "#": n,
