@@ -9,7 +9,7 @@ import pytest
 
 from research_core.configuration import RunConfig
 from research_core.schemas import CostEntry
-from ui import plan_table, widgets
+from ui import charts, plan_table, widgets
 from ui.settings_store import AppSettings, assert_no_secrets, load_settings, mask_secret, save_settings, settings_path
 
 ROWS = [
@@ -172,7 +172,7 @@ def test_llm_markdown_is_cleaned_and_its_headings_demoted() -> None:
 
 
 def test_tree_labels_are_escaped() -> None:
-    figure = widgets.tree_figure(
+    figure = charts.tree_figure(
         "<b>Q</b>", [{"id": "sq_001", "question_text": "<a href='javascript:x'>click</a>", "status": "completed"}]
     )
     labels = " ".join(figure.data[0].labels)
@@ -184,9 +184,9 @@ def test_usage_by_branch_and_node() -> None:
         CostEntry(node="research_step", task="plan_queries", branch="sq_001", model="m", tokens_in=10, cost_usd=0.1),
         {"node": "meta_synthesis", "branch": None, "tokens_in": 5, "tokens_out": 5, "cost_usd": 0.2},
     ]
-    by_branch = widgets.usage_by(entries, "branch", {"sq_001": "1"})
+    by_branch = charts.usage_by(entries, "branch", {"sq_001": "1"})
     assert by_branch["1"]["tokens_in"] == 10 and by_branch["run"]["cost"] == 0.2
-    assert set(widgets.usage_by(entries, "node")) == {"research_step", "meta_synthesis"}
+    assert set(charts.usage_by(entries, "node")) == {"research_step", "meta_synthesis"}
 
 
 def test_amounts_and_durations() -> None:

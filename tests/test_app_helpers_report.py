@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_core.schemas import Source
-from ui import report_view, widgets
+from ui import charts, report_view
 
 SOURCES = [
     Source(id="a", url="https://example.org/a b", title='A "quoted" <b>title</b>', backend="ddg"),
@@ -37,7 +37,7 @@ def test_code_and_existing_links_are_left_alone() -> None:
 
 
 def test_the_legend_uses_the_tree_colours() -> None:
-    legend = widgets.legend_markdown()
-    for colour in widgets.BRANCH_COLORS.values():
+    legend = charts.legend_markdown()
+    for colour in charts.BRANCH_COLORS.values():
         assert f'background="{colour}"' in legend
-    assert widgets.BRANCH_COLORS["pending"] != widgets.BRANCH_COLORS["skipped"]
+    assert charts.BRANCH_COLORS["pending"] != charts.BRANCH_COLORS["skipped"]

@@ -16,7 +16,7 @@ import streamlit as st
 
 from research_core.runner import RunSnapshot
 from research_core.sanitize import redact_data
-from ui import widgets
+from ui import charts, widgets
 
 # What a page shows of a snapshot; the open gate's payload stays as is, because answers are built
 # from it and compared with it (its texts are redacted where they are drawn).
@@ -92,11 +92,11 @@ def overview(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
     widgets.show_warnings(snap.warnings)
     if snap.branches:
         st.plotly_chart(
-            widgets.tree_figure(snap.question, snap.branches),
+            charts.tree_figure(snap.question, snap.branches),
             key=f"{key_prefix}_tree",
             config={"displaylogo": False, "displayModeBar": False},
         )
-        widgets.tree_legend()
+        charts.tree_legend()
     else:
         st.caption("The research tree appears once the plan is approved.")
 
@@ -125,7 +125,7 @@ def details(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
                 key=f"{key_prefix}_branch_{b['id']}",
             )
     with charts_tab:
-        widgets.run_charts(snap.branches, snap.costs.entries, key_prefix)
+        charts.run_charts(snap.branches, snap.costs.entries, key_prefix)
     with log_tab:
         if snap.log:
             st.dataframe(_log_frame(snap.log), hide_index=True, width="stretch", height=320)
