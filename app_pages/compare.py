@@ -17,7 +17,6 @@ from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
 POLL_SECONDS = 1.0
-LIVE = ("created", "running")
 
 st.title("Compare")
 st.caption(

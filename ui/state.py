@@ -24,7 +24,6 @@ SETTINGS = "app_pages/settings.py"
 
 FINISHED = ("completed", "completed_with_fallback")
 RESUMABLE = ("failed", "interrupted")
-GATES = ("awaiting_review", "awaiting_step")
 
 
 def init_state(defaults: dict[str, Any]) -> None:
