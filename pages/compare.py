@@ -10,9 +10,11 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.compare import metrics
 from research_core.configuration import build_run_config
-from research_core.runner import RunError, clean_question
+from research_core.runs.compare import metrics
+from research_core.runs.errors import RunError
+from research_core.runs.inputs import clean_question
+from research_core.runs.records import RunSummary
 from ui import compare_view, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
@@ -37,7 +39,7 @@ try:
 except Exception as exc:  # an unreadable database
     st.error(f"The run history could not be read: {exc}. Check the database path on the Settings page.")
     st.stop()
-by_id = {r["id"]: r for r in runs}
+by_id = {r.id: r for r in runs}
 
 state.init_state(
     {
@@ -141,7 +143,7 @@ if pair and all(i in by_id for i in pair) and pair != st.session_state["compare_
     st.session_state["compare_pair"] = pair
 
 shown = set(st.session_state["compare_pair"] or ()) | jobs.active_run_ids()
-ids = [i for i, r in by_id.items() if r["status"] in state.FINISHED or i in shown]
+ids = [i for i, r in by_id.items() if r.status in state.FINISHED or i in shown]
 if len(ids) < 2:
     st.info(
         "Comparing needs at least two finished runs, or research one question both ways below.",
@@ -157,8 +159,8 @@ def label(run_id: str) -> str:
     """How a run appears in the pickers."""
     r = by_id[run_id]
     return (
-        f"{widgets.format_time(r.get('created_at'))} · {r.get('mode') or '–'} · "
-        f"{widgets.shorten(r.get('question') or '', 70)} · …{run_id[-6:]}"
+        f"{widgets.format_time(r.created_at)} · {r.mode or '–'} · "
+        f"{widgets.shorten(r.question or '', 70)} · …{run_id[-6:]}"
     )
 
 
@@ -177,7 +179,7 @@ if left_id == right_id:
     st.stop()
 
 pair_ids = (left_id, right_id)
-names = compare_view.side_names(left_id, by_id[left_id].get("mode"), right_id, by_id[right_id].get("mode"))
+names = compare_view.side_names(left_id, by_id[left_id].mode, right_id, by_id[right_id].mode)
 job = jobs.get(left_id, right_id)
 
 
@@ -216,16 +218,16 @@ def pair_progress() -> None:
                 st.caption(esc(message))
 
 
-def stalled(rows: list[dict]) -> None:
+def stalled(rows: list[RunSummary]) -> None:
     """Runs of the pair that stopped before finishing: what happened and how to continue."""
     columns = st.columns(2, gap="large")
     for col, row in zip(columns, rows, strict=True):
-        run_id, status = row["id"], row["status"]
+        run_id, status = row.id, row.status
         with col, st.container(border=True):
             st.markdown(f"**{esc(names[run_id])}**")
             widgets.status_badge(status)
-            if row.get("error"):
-                st.caption(f"Error: {esc(row['error'])}")
+            if row.error:
+                st.caption(f"Error: {esc(row.error)}")
             if status in state.FINISHED:
                 continue
             with st.container(horizontal=True, gap="small"):
@@ -246,7 +248,7 @@ def stalled(rows: list[dict]) -> None:
 
 
 rows = [by_id[i] for i in pair_ids]
-if not all(r["status"] in state.FINISHED for r in rows):
+if not all(r.status in state.FINISHED for r in rows):
     if job is not None and job.failed_while == "researching" and job.error:
         st.error(f"The comparison stopped: {esc(job.error)}", icon=":material/error:")
     if pair_live():

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from research_core.runner import RunError
+from research_core.runs.errors import RunError
+from research_core.runs.records import RunSummary
 from ui import resume, services, state, widgets
 from ui.widgets import esc
 
@@ -33,26 +32,21 @@ if st.session_state["history_message"]:
     st.session_state["history_message"] = None
 
 
-def cost_of(row: dict) -> float | None:
+def cost_of(row: RunSummary) -> float | None:
     """The run's total cost from its stored totals."""
-    try:
-        totals = json.loads(row.get("totals_json") or "{}")
-    except ValueError:
-        return None
-    value = totals.get("cost_usd")
-    return float(value) if value is not None else None
+    return row.totals.cost_usd if row.totals is not None else None
 
 
 frame = pd.DataFrame(
     [
         {
-            "date": widgets.format_time(r.get("created_at")),
-            "question": r.get("question") or "",
-            "mode": r.get("mode") or "",
-            "status": widgets.status_label(r.get("status") or ""),
+            "date": widgets.format_time(r.created_at),
+            "question": r.question or "",
+            "mode": r.mode or "",
+            "status": widgets.status_label(r.status or ""),
             "cost": cost_of(r),
-            "id": r["id"],
-            "re-run of": r.get("parent_run_id") or "",
+            "id": r.id,
+            "re-run of": r.parent_run_id or "",
         }
         for r in runs
     ]
@@ -73,17 +67,17 @@ st.dataframe(
     key="history_table",
 )
 
-by_id = {r["id"]: r for r in runs}
-finished_ids = [r["id"] for r in runs if r["status"] in state.FINISHED]
+by_id = {r.id: r for r in runs}
+finished_ids = [r.id for r in runs if r.status in state.FINISHED]
 
 
 def run_label(run_id: str) -> str:
     """How a run appears in the picker: date, question, status, and enough of the id to tell twins apart."""
     r = by_id[run_id]
-    rerun = " · branch re-run" if r.get("parent_run_id") else ""
+    rerun = " · branch re-run" if r.parent_run_id else ""
     return (
-        f"{widgets.format_time(r.get('created_at'))} · {widgets.shorten(r.get('question') or '', 80)} · "
-        f"{widgets.status_label(r['status'])}{rerun} · …{run_id[-6:]}"
+        f"{widgets.format_time(r.created_at)} · {widgets.shorten(r.question or '', 80)} · "
+        f"{widgets.status_label(r.status)}{rerun} · …{run_id[-6:]}"
     )
 
 
@@ -93,27 +87,27 @@ def open_compare(left: str, right: str) -> None:
     st.switch_page(state.COMPARE, query_params={"left": left, "right": right})
 
 
-def lineage(row: dict) -> None:
+def lineage(row: RunSummary) -> None:
     """Where a branch re-run comes from, and the re-runs made from this run."""
-    parent = row.get("parent_run_id")
+    parent = row.parent_run_id
     if parent and parent in by_id:
         original = by_id[parent]
         st.caption(
-            f"Re-run of one branch of the run of {widgets.format_time(original.get('created_at'))} UTC · `{parent}`"
+            f"Re-run of one branch of the run of {widgets.format_time(original.created_at)} UTC · `{parent}`"
         )
         with st.container(horizontal=True, gap="small"):
             st.page_link(
-                state.page_for_status(original["status"]),
+                state.page_for_status(original.status),
                 label="Open the original run",
                 icon=":material/north_west:",
                 query_params={"run": parent},
             )
-            both_done = original["status"] in state.FINISHED and row["status"] in state.FINISHED
+            both_done = original.status in state.FINISHED and row.status in state.FINISHED
             if both_done and st.button("Compare with the original", icon=":material/compare:", key="history_vs_parent"):
-                open_compare(parent, row["id"])
+                open_compare(parent, row.id)
     elif parent:
         st.caption(f"Re-run of one branch of run `{parent}`, which has since been deleted.")
-    children = [r["id"] for r in runs if r.get("parent_run_id") == row["id"]]
+    children = [r.id for r in runs if r.parent_run_id == row.id]
     if children:
         st.caption("Branch re-runs of this run: " + ", ".join(f"`{c}`" for c in children))
 
@@ -178,8 +172,8 @@ def compare_picker() -> None:
             "Runs to compare",
             finished_ids,
             format_func=lambda i: (
-                f"{widgets.format_time(by_id[i].get('created_at'))} · {by_id[i].get('mode') or '–'} · "
-                f"{widgets.shorten(by_id[i].get('question') or '', 60)} · …{i[-6:]}"
+                f"{widgets.format_time(by_id[i].created_at)} · {by_id[i].mode or '–'} · "
+                f"{widgets.shorten(by_id[i].question or '', 60)} · …{i[-6:]}"
             ),
             max_selections=2,
             placeholder="Pick two finished runs",
@@ -196,15 +190,15 @@ selected = st.selectbox(
     key="history_selected",
 )
 row = by_id[selected]
-status = row["status"]
+status = row.status
 
 with st.container(border=True):
-    st.markdown(f"**{esc(row.get('question'))}**")
+    st.markdown(f"**{esc(row.question)}**")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         widgets.status_badge(status)
-        st.caption(f"`{selected}` · {esc(row.get('mode') or '–')}")
-    if row.get("error"):
-        st.caption(f"Error: {esc(row['error'])}")
+        st.caption(f"`{selected}` · {esc(row.mode or '–')}")
+    if row.error:
+        st.caption(f"Error: {esc(row.error)}")
     lineage(row)
     with st.container(horizontal=True, gap="small"):
         if status in state.FINISHED:

@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from research_core.citations import markers_to_numbered
-from research_core.runner import RunError, RunSnapshot
+from research_core.runs.errors import RunError
+from research_core.runs.snapshot import RunSnapshot
 from ui import resume, run_view, services, state, widgets
 from ui.widgets import esc
 

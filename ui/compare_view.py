@@ -1,6 +1,6 @@
 """The Compare view: two runs' metrics side by side, the pairwise judgement, progress and reports.
 
-Built from `research_core.compare` (RunMetrics, Comparison) and run snapshots only, so the
+Built from `research_core.runs.compare` (RunMetrics, Comparison) and run snapshots only, so the
 Compare page stays thin. The judge's reasons are LLM text about web content: they are shown
 escaped, never as Markdown or HTML.
 """
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from research_core.compare import CRITERIA, Comparison, RunMetrics
-from research_core.runner import RunSnapshot
+from research_core.runs.compare import CRITERIA, Comparison, RunMetrics
+from research_core.runs.snapshot import RunSnapshot
 from research_core.schemas import RunResult
 from ui import report_view, run_view, widgets
 from ui.widgets import esc

@@ -26,11 +26,12 @@ from typing import Any
 
 import streamlit as st
 
-from research_core.compare import CompareJobs
 from research_core.configuration import OPENAI_DEFAULT_BASE_URL
-from research_core.runner import Runner
+from research_core.db import default_db_path
+from research_core.errors import ArborError
+from research_core.runs.compare import CompareJobs
+from research_core.runs.runner import Runner
 from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
-from research_core.store import default_db_path
 from ui.settings_store import AppSettings, load_settings
 
 logger = logging.getLogger(__name__)
@@ -304,8 +305,10 @@ def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None
             if message == getattr(registry, "EMPTY_LIBRARY_MESSAGE", None):
                 message = "Empty: add documents on the Library page."
             out[name] = Reachability(bool(ok), str(message)[:1].upper() + str(message)[1:])
-        except Exception as exc:  # a backend that cannot even be built is simply unreachable
-            out[name] = Reachability(False, getattr(exc, "user_message", None) or str(exc))
+        except ArborError as exc:  # a backend that cannot even be built is simply unreachable
+            out[name] = Reachability(False, exc.user_message or str(exc))
+        except Exception as exc:
+            out[name] = Reachability(False, str(exc))
     return out
 
 
