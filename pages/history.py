@@ -92,9 +92,7 @@ def lineage(row: RunSummary) -> None:
     parent = row.parent_run_id
     if parent and parent in by_id:
         original = by_id[parent]
-        st.caption(
-            f"Re-run of one branch of the run of {widgets.format_time(original.created_at)} UTC · `{parent}`"
-        )
+        st.caption(f"Re-run of one branch of the run of {widgets.format_time(original.created_at)} UTC · `{parent}`")
         with st.container(horizontal=True, gap="small"):
             st.page_link(
                 state.page_for_status(original.status),
