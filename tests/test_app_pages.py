@@ -174,11 +174,11 @@ def test_propose_plan_starts_a_run_and_opens_the_review(env: dict) -> None:
     no_exception(at)
     until(at, lambda a: [t.value for t in a.title] == ["Review plan"])
     runs = Runner(env["db"]).runs()
-    assert len(runs) == 1 and runs[0]["status"] == "awaiting_review"
+    assert len(runs) == 1 and runs[0].status == "awaiting_review"
     config = Runner(env["db"]).store.get(runs[0].id).config
     assert config["step_mode"] is True and config["auto_approve"] is False
     assert config["search_backends"] == ["library"]
-    assert at.session_state["current_run_id"] == runs[0]["id"]
+    assert at.session_state["current_run_id"] == runs[0].id
 
 
 # ---- review plan -------------------------------------------------------------------------------

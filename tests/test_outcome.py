@@ -11,7 +11,7 @@ from research_core.llm import LLMError
 from research_core.local_model import LocalModelError
 from research_core.plan import PlanError
 from research_core.runs.errors import RunError
-from research_core.runs.outcome import failure_message, paused_status
+from research_core.runs.outcome import decided_modes, failure_message, paused_status
 from research_core.search.base import SearchError
 
 
@@ -65,3 +65,10 @@ def test_a_run_paused_at_the_plan_review_awaits_review_and_at_any_other_gate_a_s
     assert paused_status(paused_at("review")) == "awaiting_review"
     for kind in ("step", "drill_down", "revision", None):
         assert paused_status(paused_at(kind)) == "awaiting_step"
+
+
+def test_the_mode_is_recorded_as_soon_as_a_step_decides_it():
+    assert decided_modes({"classify_question": {"mode": "hierarchical", "log": []}}) == ["hierarchical"]
+    assert decided_modes({"research_step": {"findings": []}, "coordinate": None}) == []
+    assert decided_modes({"classify_question": {"mode": ""}}) == []
+    assert decided_modes(("__interrupt__", ())) == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from research_core.cli.options import NumberOption, OneLineParser, field_option
 from research_core.configuration import TEMPLATES, LLMSettings, RunConfig
@@ -67,7 +68,17 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `python -m research_core`."""
     parser = OneLineParser(prog="python -m research_core", description="Arbor hierarchical research")
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_research_commands(sub)
+    _add_record_commands(sub)
+    _add_library_commands(sub)
+    return parser
 
+
+# `sub` below is what ArgumentParser.add_subparsers returns.
+
+
+def _add_research_commands(sub: Any) -> None:
+    """decompose, run, resume, compare and rerun: the commands that research."""
     p = sub.add_parser("decompose", help="propose a plan of sub-questions for a question")
     p.add_argument("question")
     p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
@@ -123,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, default=None)
     add_common_options(p)
 
+
+def _add_record_commands(sub: Any) -> None:
+    """runs, show, export and delete: the commands over recorded runs."""
     p = sub.add_parser("runs", help="list runs")
     add_common_options(p)
 
@@ -140,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_id")
     add_common_options(p)
 
+
+def _add_library_commands(sub: Any) -> None:
+    """library add, search, list and remove."""
     lib = sub.add_parser("library", help="the local document library")
     lib_sub = lib.add_subparsers(dest="library_command", required=True)
     p = lib_sub.add_parser("add", help="index documents (.txt .md .html .pdf)")
@@ -154,4 +171,3 @@ def build_parser() -> argparse.ArgumentParser:
     p = lib_sub.add_parser("remove", help="remove a document by id")
     p.add_argument("doc_id")
     add_common_options(p)
-    return parser

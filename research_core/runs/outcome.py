@@ -44,6 +44,14 @@ def failure_message(run_id: str, exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def decided_modes(update: Any) -> list[str]:
+    """The modes (flat, hierarchical, hypothesis) that the node updates of one streamed step decide."""
+    if not isinstance(update, dict):
+        return []
+    modes = [node_update.get("mode") for node_update in update.values() if isinstance(node_update, dict)]
+    return [mode for mode in modes if isinstance(mode, str) and mode]
+
+
 def paused_status(state: StateSnapshot) -> str:
     """The status of a run paused at a gate: awaiting its plan review, or any other (step) gate."""
     kind = (state.interrupts[0].value or {}).get("kind")

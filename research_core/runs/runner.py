@@ -29,7 +29,7 @@ from research_core.plan import PlanError, validate_plan
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
 from research_core.runs.live_state import live_state
-from research_core.runs.outcome import failure_message, record_outcome
+from research_core.runs.outcome import decided_modes, failure_message, record_outcome
 from research_core.runs.ownership import DRIVEN_HERE, OWNER_TOKEN, other_live_owner, owner_alive
 from research_core.runs.progress import progress_totals
 from research_core.runs.records import RunRecord, RunSummary
@@ -297,7 +297,8 @@ class Runner:
             try:
                 services = self._services(run_id, config)
                 for update in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
-                    self._record_mode(run_id, update)
+                    for mode in decided_modes(update):  # for `runs` and History, as soon as a step decides it
+                        self.store.update(run_id, mode=mode)
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into it by the CLI
                 interrupted = exc
             except Exception as exc:
@@ -312,15 +313,6 @@ class Runner:
             self.store, run_id, state, values, error=error, mode=mode, active_s=active_s, created_at=record.created_at
         )
         return self.snapshot(run_id)
-
-    def _record_mode(self, run_id: str, update: Any) -> None:
-        """Store the mode in the run's record as soon as a step decides it (for `runs` and History)."""
-        if not isinstance(update, dict):
-            return
-        for node_update in update.values():
-            mode = node_update.get("mode") if isinstance(node_update, dict) else None
-            if isinstance(mode, str) and mode:
-                self.store.update(run_id, mode=mode)
 
     # ---- background runs (UI) -----------------------------------------------------------
 
