@@ -8,6 +8,7 @@ processes never drive or delete the same run at once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import sqlite3
@@ -123,7 +124,7 @@ def record_from_row(row: sqlite3.Row) -> RunRecord:
     """A RunRecord from a row of the runs table (RECORD_COLUMNS); the config and plan are JSON it wrote."""
     summary = summary_from_row(row)
     return RunRecord(
-        **{name: getattr(summary, name) for name in RunSummary.__dataclass_fields__},
+        **{field.name: getattr(summary, field.name) for field in dataclasses.fields(RunSummary)},
         config=json.loads(row["config_json"]),
         plan=json.loads(row["plan_json"]) if row["plan_json"] else None,
         llm=read_llm_settings(row["id"], row["llm_json"]),
