@@ -106,7 +106,7 @@ def backend_names(args: argparse.Namespace) -> list[str] | None:
         raise CliError(f"--search: {exc}") from None
 
 
-def run_config(args: argparse.Namespace, question: str, **extra: Any):
+def run_config(args: argparse.Namespace, question: str, **extra: Any) -> RunConfig:
     """The RunConfig of a command: the template, then --set, then the named flags, then `extra`.
 
     A value out of range, an unknown field or SearXNG without a URL is one CliError line.

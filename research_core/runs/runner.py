@@ -366,9 +366,9 @@ class Runner:
             thread.join(timeout)
         return self.snapshot(run_id)
 
-    def events(self, run_id: str, since: int = 0) -> list[dict[str, Any]]:
+    def events(self, run_id: str) -> list[dict[str, Any]]:
         """Progress events emitted by the nodes of a run driven by this process."""
-        return list(self._events.get(run_id, [])[since:])
+        return list(self._events.get(run_id, []))
 
     # ---- reading ------------------------------------------------------------------------
 
