@@ -10,7 +10,7 @@ import logging
 
 import streamlit as st
 
-from research_core.runner import RunSnapshot
+from research_core.runs.snapshot import RunSnapshot
 from ui import services, state
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, shorten, status_badge

@@ -10,8 +10,9 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.compare import metrics
-from research_core.runner import RunError, clean_question
+from research_core.runs.compare import metrics
+from research_core.runs.errors import RunError
+from research_core.runs.inputs import clean_question
 from ui import compare_view, run_form, run_list, run_view, services, state
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
@@ -33,7 +34,7 @@ try:
 except Exception as exc:  # an unreadable database
     st.error(f"The run history could not be read: {exc}. Check the database path on the Settings page.")
     st.stop()
-by_id = {r["id"]: r for r in runs}
+by_id = {r.id: r for r in runs}
 
 state.init_state(
     {
@@ -138,7 +139,7 @@ if pair and all(i in by_id for i in pair) and pair != st.session_state["compare_
     st.session_state["compare_pair"] = pair
 
 shown = set(st.session_state["compare_pair"] or ()) | jobs.active_run_ids()
-ids = [i for i, r in by_id.items() if r["status"] in state.FINISHED or i in shown]
+ids = [i for i, r in by_id.items() if r.status in state.FINISHED or i in shown]
 if len(ids) < 2:
     st.info(
         "Comparing needs at least two finished runs, or research one question both ways below.",
@@ -170,7 +171,7 @@ if left_id == right_id:
     st.stop()
 
 pair_ids = (left_id, right_id)
-names = compare_view.side_names(left_id, by_id[left_id].get("mode"), right_id, by_id[right_id].get("mode"))
+names = compare_view.side_names(left_id, by_id[left_id].mode, right_id, by_id[right_id].mode)
 job = jobs.get(left_id, right_id)
 
 
@@ -204,7 +205,7 @@ def pair_progress() -> None:
 
 
 rows = [by_id[i] for i in pair_ids]
-if not all(r["status"] in state.FINISHED for r in rows):
+if not all(r.status in state.FINISHED for r in rows):
     if job is not None and job.failed_while == "researching" and job.error:
         st.error(f"The comparison stopped: {esc(job.error)}", icon=":material/error:")
     if pair_live():

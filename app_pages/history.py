@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research_core.runner import RunError
+from research_core.runs.errors import RunError
+from research_core.runs.records import RunSummary
 from ui import resume, run_list, services, state, widgets
 from ui.widgets import esc
 
@@ -43,8 +44,8 @@ st.dataframe(
     key="history_table",
 )
 
-by_id = {r["id"]: r for r in runs}
-finished_ids = [r["id"] for r in runs if r["status"] in state.FINISHED]
+by_id = {r.id: r for r in runs}
+finished_ids = [r.id for r in runs if r.status in state.FINISHED]
 
 
 def open_compare(left: str, right: str) -> None:
@@ -53,27 +54,25 @@ def open_compare(left: str, right: str) -> None:
     st.switch_page(state.COMPARE, query_params={"left": left, "right": right})
 
 
-def lineage(row: dict) -> None:
+def lineage(row: RunSummary) -> None:
     """Where a branch re-run comes from, and the re-runs made from this run."""
-    parent = row.get("parent_run_id")
+    parent = row.parent_run_id
     if parent and parent in by_id:
         original = by_id[parent]
-        st.caption(
-            f"Re-run of one branch of the run of {widgets.format_time(original.get('created_at'))} UTC · `{parent}`"
-        )
+        st.caption(f"Re-run of one branch of the run of {widgets.format_time(original.created_at)} UTC · `{parent}`")
         with st.container(horizontal=True, gap="small"):
             st.page_link(
-                state.page_for_status(original["status"]),
+                state.page_for_status(original.status),
                 label="Open the original run",
                 icon=":material/north_west:",
                 query_params={"run": parent},
             )
-            both_done = original["status"] in state.FINISHED and row["status"] in state.FINISHED
+            both_done = original.status in state.FINISHED and row.status in state.FINISHED
             if both_done and st.button("Compare with the original", icon=":material/compare:", key="history_vs_parent"):
-                open_compare(parent, row["id"])
+                open_compare(parent, row.id)
     elif parent:
         st.caption(f"Re-run of one branch of run `{parent}`, which has since been deleted.")
-    children = [r["id"] for r in runs if r.get("parent_run_id") == row["id"]]
+    children = [r.id for r in runs if r.parent_run_id == row.id]
     if children:
         st.caption("Branch re-runs of this run: " + ", ".join(f"`{c}`" for c in children))
 
@@ -153,15 +152,15 @@ selected = st.selectbox(
     key="history_selected",
 )
 row = by_id[selected]
-status = row["status"]
+status = row.status
 
 with st.container(border=True):
-    st.markdown(f"**{esc(row.get('question'))}**")
+    st.markdown(f"**{esc(row.question)}**")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         widgets.status_badge(status)
-        st.caption(f"`{selected}` · {esc(row.get('mode') or '–')}")
-    if row.get("error"):
-        st.caption(f"Error: {esc(row['error'])}")
+        st.caption(f"`{selected}` · {esc(row.mode or '–')}")
+    if row.error:
+        st.caption(f"Error: {esc(row.error)}")
     lineage(row)
     with st.container(horizontal=True, gap="small"):
         if status in state.FINISHED:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from research_core.errors import ArborError
 from research_core.search.library import LibraryError
 from ui import services, state
 from ui.widgets import esc, shorten
@@ -86,8 +87,11 @@ query = st.text_input("Search terms", key="lib_query", placeholder="e.g. write-a
 if query.strip():
     try:
         results = library.search(query, 10)
-    except Exception as exc:  # a query the full-text index rejects
-        st.error(f"The search failed: {esc(getattr(exc, 'user_message', None) or exc)}")
+    except ArborError as exc:  # a query the full-text index rejects
+        st.error(f"The search failed: {esc(exc.user_message or exc)}")
+        results = []
+    except Exception as exc:
+        st.error(f"The search failed: {esc(exc)}")
         results = []
     if not results:
         st.caption("No matches.")

@@ -8,7 +8,8 @@ import streamlit as st
 from pydantic import ValidationError
 
 from research_core.configuration import TEMPLATE_DESCRIPTIONS, TEMPLATES
-from research_core.runner import RunError, clean_question
+from research_core.runs.errors import RunError
+from research_core.runs.inputs import clean_question
 from ui import run_form, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, status_label

@@ -8,7 +8,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from research_core.export import redact_result
-from research_core.runner import RunError
+from research_core.runs.errors import RunError
 from ui import report_view, services, state, widgets
 from ui.widgets import esc
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from research_core.configuration import RunConfig
+from research_core.errors import ArborError
 from research_core.plan import PlanError
-from research_core.runner import RunError
+from research_core.runs.errors import RunError
 from ui import plan_table, plan_view, services, state
 from ui.widgets import esc, show_warnings, status_badge, status_label
 
@@ -116,9 +117,10 @@ elif split and target:
         st.rerun()
     except (RunError, PlanError) as exc:
         st.error(f"Could not split {target}: {exc}", icon=":material/error:")
-    except Exception as exc:  # LLM errors carry a user message
-        message = getattr(exc, "user_message", None) or str(exc)
-        st.error(f"Could not split {target}: {message}", icon=":material/error:")
+    except ArborError as exc:  # LLM errors carry a user message
+        st.error(f"Could not split {target}: {exc.user_message or exc}", icon=":material/error:")
+    except Exception as exc:
+        st.error(f"Could not split {target}: {exc}", icon=":material/error:")
 if reorder:
     st.session_state[rows_key] = st.session_state[draft_key] = plan_table.renumber(rows)
     st.session_state[version_key] += 1

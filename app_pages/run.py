@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from research_core.runner import RunError, RunSnapshot
+from research_core.runs.errors import RunError
+from research_core.runs.snapshot import RunSnapshot
 from ui import gate_views, resume, run_view, services, state, widgets
 from ui.widgets import esc
 

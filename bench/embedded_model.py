@@ -35,7 +35,7 @@ from research_core.local_model import (
     installed_part_paths,
     stop_shared_server,
 )
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from research_core.configuration import LLMSettings, build_run_config
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from research_core.schemas import Source
 from research_core.services import Services
 from research_core.sources.cache import PageCache

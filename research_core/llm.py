@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.costs import call_cost, price_for, price_known
+from research_core.errors import ArborError
 from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.schemas import CostEntry
 
@@ -33,7 +34,7 @@ T = TypeVar("T", bound=BaseModel)
 TASK_HEADER = "X-Arbor-Task"
 
 
-class LLMError(RuntimeError):
+class LLMError(ArborError, RuntimeError):
     """An LLM call failed. `user_message` says what went wrong and what to do.
 
     Credentials in any URL of the message (user:password@, ?api_key=...) are removed, because the
@@ -41,10 +42,15 @@ class LLMError(RuntimeError):
     """
 
     def __init__(self, user_message: str, costs: list[CostEntry] | None = None):
-        user_message = strip_url_secrets_in_text(user_message)
-        super().__init__(user_message)
-        self.user_message = user_message
+        super().__init__(strip_url_secrets_in_text(user_message))
         self.costs = costs or []
+
+
+def _setup_error(message: str, exc: Exception) -> LLMError:
+    """The one-line LLMError of a chat model that could not be set up (`message`, else the exception)."""
+    message = message or f"The LLM could not be set up: {type(exc).__name__}: {exc}"
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return LLMError(lines[0] if lines else type(exc).__name__)
 
 
 class StructuredOutputError(LLMError):
@@ -181,10 +187,10 @@ class LLMClient:
             return self._chat_model(tier)
         except LLMError:
             raise
-        except Exception as exc:  # e.g. LocalModelError: the embedded model is missing or broken
-            message = getattr(exc, "user_message", None) or f"The LLM could not be set up: {type(exc).__name__}: {exc}"
-            lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-            raise LLMError(lines[0] if lines else type(exc).__name__) from exc
+        except ArborError as exc:  # e.g. LocalModelError: the embedded model is missing or broken
+            raise _setup_error(exc.user_message, exc) from exc
+        except Exception as exc:
+            raise _setup_error("", exc) from exc
 
     def _invoke(
         self,

@@ -40,6 +40,8 @@ from typing import Any
 
 import httpx
 
+from research_core.errors import ArborError
+
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
@@ -125,12 +127,8 @@ _SERVER_SETTING_NAMES = frozenset(
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
 
 
-class LocalModelError(RuntimeError):
+class LocalModelError(ArborError, RuntimeError):
     """The embedded model could not be assembled or served. `user_message` says what to do."""
-
-    def __init__(self, user_message: str):
-        super().__init__(user_message)
-        self.user_message = user_message
 
 
 def model_cache_dir() -> Path:

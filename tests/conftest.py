@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from research_core.configuration import LLMSettings, RunConfig, build_run_config
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch

@@ -160,9 +160,9 @@ def test_researching_one_question_both_ways_ends_with_both_reports_side_by_side(
 
     runner = runner_for(env)
     runs = runner.runs()
-    assert sorted(r["mode"] for r in runs) == ["flat", "hierarchical"]
-    flat_id = next(r["id"] for r in runs if r["mode"] == "flat")
-    hier_id = next(r["id"] for r in runs if r["mode"] == "hierarchical")
+    assert sorted(r.mode for r in runs) == ["flat", "hierarchical"]
+    flat_id = next(r.id for r in runs if r.mode == "flat")
+    hier_id = next(r.id for r in runs if r.mode == "hierarchical")
     assert at.selectbox(key="compare_left").value == flat_id
     assert at.selectbox(key="compare_right").value == hier_id
     assert (at.query_params["left"], at.query_params["right"]) == (flat_id, hier_id)  # the pair is in the URL
@@ -241,7 +241,7 @@ def test_rerunning_a_branch_from_history_creates_a_linked_run_that_reuses_the_ot
     assert new_id != original.run_id
     assert wait_for(runner, new_id, ("completed", "failed")).status == "completed"
 
-    assert runner.store.get(new_id)["parent_run_id"] == original.run_id
+    assert runner.store.get(new_id).parent_run_id == original.run_id
     new = runner.result(new_id)
     old_by_id = {sq["id"]: sq for sq in old.sub_questions}
     new_by_id = {sq["id"]: sq for sq in new.sub_questions}

@@ -16,7 +16,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from research_core.configuration import LLMSettings, build_run_config
-from research_core.runner import Runner, RunSnapshot
+from research_core.runs.runner import Runner
+from research_core.runs.snapshot import RunSnapshot
 from research_core.search.library import DocumentLibrary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,11 +174,11 @@ def test_propose_plan_starts_a_run_and_opens_the_review(env: dict) -> None:
     no_exception(at)
     until(at, lambda a: [t.value for t in a.title] == ["Review plan"])
     runs = Runner(env["db"]).runs()
-    assert len(runs) == 1 and runs[0]["status"] == "awaiting_review"
-    config = json.loads(Runner(env["db"]).store.get(runs[0]["id"])["config_json"])
+    assert len(runs) == 1 and runs[0].status == "awaiting_review"
+    config = Runner(env["db"]).store.get(runs[0].id).config
     assert config["step_mode"] is True and config["auto_approve"] is False
     assert config["search_backends"] == ["library"]
-    assert at.session_state["current_run_id"] == runs[0]["id"]
+    assert at.session_state["current_run_id"] == runs[0].id
 
 
 # ---- review plan -------------------------------------------------------------------------------
@@ -447,7 +448,7 @@ def test_history_lists_runs_opens_and_deletes(env: dict) -> None:
     button(at, "Delete…").click().run()
     button(at, "Delete permanently").click().run()
     no_exception(at)
-    assert [r["id"] for r in runner.runs()] == [done.run_id]
+    assert [r.id for r in runner.runs()] == [done.run_id]
     assert "The run was deleted." in texts(at.success)
 
 
@@ -471,7 +472,7 @@ def test_compare_shows_two_finished_runs_side_by_side(env: dict) -> None:
     no_exception(at)
     assert len(at.selectbox) == 2
     assert {at.selectbox(key="compare_left").value, at.selectbox(key="compare_right").value} == {
-        r["id"] for r in runner.runs()
+        r.id for r in runner.runs()
     }
     assert texts(at.markdown).count("The research answers the question") == 1  # hierarchical meta-synthesis
 

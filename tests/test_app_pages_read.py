@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from research_core.configuration import LLMSettings
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from research_core.search.searxng import SearxngSearch
 from tests.fakes.local_web import LocalWeb, serve_local_web
 from tests.test_app_pages import QUESTION, app, button, no_exception, open_page, run_config, texts

@@ -16,7 +16,7 @@ import pytest
 
 import ui.services
 from research_core.configuration import LLMSettings
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from tests.fakes.search import FixtureSearch
 from tests.test_app_pages import (
     QUESTION,
@@ -47,9 +47,9 @@ def metric(at, label: str) -> str:
 
 def stored_config(db: Path, skip: tuple[str, ...] = ()) -> dict:
     """The configuration of the one run not in `skip`."""
-    runs = [r for r in Runner(db).runs() if r["id"] not in skip]
+    runs = [r for r in Runner(db).runs() if r.id not in skip]
     assert len(runs) == 1, runs
-    return {"id": runs[0]["id"], **json.loads(Runner(db).store.get(runs[0]["id"])["config_json"])}
+    return {"id": runs[0].id, **Runner(db).store.get(runs[0].id).config}
 
 
 # ---- 1. hypothesis mode ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from research_core.__main__ import main
+from research_core.cli.main import main
 from tests.fakes.llm_server import ScriptedLLM, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"
@@ -150,9 +150,9 @@ def test_set_changes_any_limit_and_refuses_unknown_fields(cli, capsys):
     assert code == 0
     result = json.loads((tmp / "r.json").read_text())
     run_id = result["run_id"]
-    from research_core.store import RunStore
+    from research_core.runs.store import RunStore
 
-    stored = json.loads(RunStore(tmp / "a.db").get(run_id)["config_json"])
+    stored = RunStore(tmp / "a.db").get(run_id).config
     assert (stored["max_depth"], stored["verify_citations"], stored["drill_down_on"]) == (1, False, "adequate")
     assert stored["max_iterations"] == 14  # the named flag wins over --set
     assert script.count("verify_citations") == 0 and script.count("evaluate_depth") == 0

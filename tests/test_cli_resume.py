@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from research_core.__main__ import main
-from research_core.runner import Runner
+from research_core.cli.main import main
+from research_core.runs.runner import Runner
 from tests.fakes.llm_server import Fault, ScriptedLLM, default_reply, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"
@@ -92,7 +92,7 @@ def test_resume_and_rerun_use_the_runs_own_llm_and_database(cli_env, tmp_path, c
         assert f"(re-run of sq_001 from {run_id})" in captured.err
         assert models_used(script, before) == {"m1", "m1-big"}
 
-    stored = json.loads(Runner(db).store.get(run_id)["llm_json"])
+    stored = Runner(db).store.get(run_id).llm
     assert stored["provider"] == "openai" and stored["model"] == "m1" and stored["synthesis_model"] == "m1-big"
     assert stored["base_url"] == url
     raw = b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))

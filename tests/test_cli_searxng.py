@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from research_core.__main__ import main
-from research_core.runner import Runner
+from research_core.cli.main import main
+from research_core.runs.runner import Runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.local_web import serve_local_web
 
@@ -30,7 +30,7 @@ def cli(tmp_path, monkeypatch) -> Iterator[tuple]:
 
 def stored(db) -> dict:
     (run,) = Runner(db).runs()
-    return json.loads(Runner(db).store.get(run["id"])["config_json"])
+    return Runner(db).store.get(run.id).config
 
 
 def test_a_cli_run_reads_pages_found_through_searxng(cli, capsys, tmp_path) -> None:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from research_core.db import open_checkpointer
 from research_core.graph import build_graph
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from research_core.schemas import CostEntry
-from research_core.store import open_checkpointer
 from tests.reliability_support import (
     CLIMATE_QUESTION,
     index_documents,
@@ -94,7 +94,7 @@ def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_
     with stub_process(KILL_POINTS[point]) as slow_url:
         proc = spawn_cli(["run", CLIMATE_QUESTION, "--auto"], db, slow_url, "library")
         try:
-            run_id = wait_for(lambda: [r["id"] for r in runner.runs()], 60, "the run record")[0]
+            run_id = wait_for(lambda: [r.id for r in runner.runs()], 60, "the run record")[0]
             wait_for(lambda: _reached(point, runner, db, run_id), 90, f"the run to reach {point}")
             time.sleep(0.3)  # the node's LLM call is now in flight
             before = runner.snapshot(run_id)

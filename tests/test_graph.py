@@ -245,7 +245,7 @@ def test_stop_early_synthesizes_what_is_there(runner):
 
 
 def test_empty_question_is_refused(runner):
-    from research_core.runner import RunError
+    from research_core.runs.errors import RunError
 
     with pytest.raises(RunError, match="empty"):
         runner.start("   \n\t ", config())
@@ -263,7 +263,7 @@ def test_supplied_plan_skips_decomposition(runner, scripted):
 
 def test_a_model_without_a_price_is_named_in_the_warnings(tmp_path):
     from research_core.configuration import LLMSettings
-    from research_core.runner import Runner
+    from research_core.runs.runner import Runner
 
     with serve(ScriptedLLM()) as (url, _):
         llm = LLMSettings(provider="openai", base_url=url, model="mystery-model-9", timeout_s=10, max_retries=0)

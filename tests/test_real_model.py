@@ -10,7 +10,7 @@ import re
 import pytest
 
 from research_core.configuration import LLMSettings, build_run_config
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 
 pytestmark = [pytest.mark.real_model, pytest.mark.timeout(900)]
 

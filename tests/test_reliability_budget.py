@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from research_core.__main__ import main
 from research_core.budget import run_iteration_cap
+from research_core.cli.main import main
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.reliability_support import REPO
@@ -141,7 +141,7 @@ def test_the_review_gate_shows_which_branches_wait_unfunded(stub, capsys):
 
 def test_the_review_page_never_promises_more_than_the_ceiling(env, monkeypatch):
     from research_core.configuration import LLMSettings
-    from research_core.runner import Runner
+    from research_core.runs.runner import Runner
 
     llm = LLMSettings(provider="openai", base_url=env["url"], model="gpt-4o-mini", timeout_s=10, max_retries=0)
     runner = Runner(env["db"], llm_settings=llm, api_key="sk-test")

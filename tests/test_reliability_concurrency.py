@@ -11,7 +11,8 @@ import threading
 
 import pytest
 
-from research_core.runner import RunError, Runner
+from research_core.runs.errors import RunError
+from research_core.runs.runner import Runner
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 from tests.fakes.search import FixtureSearch
@@ -87,8 +88,8 @@ def test_two_threads_and_a_cli_process_share_one_database(tmp_path):
     assert len(set(all_ids.values())) == 3
     for q in questions:
         assert_not_mixed(runner, all_ids[q], q, [o for o in questions if o != q])
-    assert {r["id"] for r in runner.runs()} == set(all_ids.values())
-    assert all(r["status"] == "completed" for r in runner.runs())
+    assert {r.id for r in runner.runs()} == set(all_ids.values())
+    assert all(r.status == "completed" for r in runner.runs())
     assert integrity(db) == "ok"
 
 
@@ -152,7 +153,7 @@ def test_a_cli_resume_is_refused_while_another_process_drives_the_run(tmp_path):
     with serve(ScriptedLLM(script={"meta_synthesis": held_report}, latency_s=0.3)) as (url, script):
         runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
         run_id = runner.start_background(THREAD_QUESTIONS[0], config(auto_approve=True, mode="hierarchical"))
-        wait_for(lambda: runner.store.get(run_id)["status"] == "running", 10, "the run to be marked running")
+        wait_for(lambda: runner.store.get(run_id).status == "running", 10, "the run to be marked running")
         try:
             cli = run_cli(["resume", run_id], db, url, timeout=60)
         finally:
@@ -164,4 +165,4 @@ def test_a_cli_resume_is_refused_while_another_process_drives_the_run(tmp_path):
     assert f"another Arbor process (pid {os.getpid()})" in error and "Traceback" not in cli.stderr, cli.stderr
     assert snap.status == "completed", snap.error
     assert calls_during_cli == script.count("decompose") == 1  # the CLI started nothing
-    assert runner.store.get(run_id)["owner_pid"] == os.getpid()
+    assert runner.store.get(run_id).owner_pid == os.getpid()

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from research_core.__main__ import main
-from research_core.runner import process_start_token
+from research_core.cli.main import main
+from research_core.runs.ownership import process_start_token
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 from tests.fakes.search import FixtureSearch
@@ -148,7 +148,7 @@ def test_a_cli_delete_is_refused_while_another_process_drives_the_run(tmp_path):
     with serve(ScriptedLLM(script={"meta_synthesis": held_report}, latency_s=0.1)) as (url, _script):
         runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
         run_id = runner.start_background(QUESTION, config(auto_approve=True, mode="hierarchical"))
-        wait_for(lambda: runner.store.get(run_id)["status"] == "running", 10, "the run to be marked running")
+        wait_for(lambda: runner.store.get(run_id).status == "running", 10, "the run to be marked running")
         try:
             cli = run_cli(["delete", run_id], db, timeout=60)
         finally:

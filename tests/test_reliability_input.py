@@ -11,8 +11,9 @@ import unicodedata
 
 import pytest
 
-from research_core.__main__ import main
-from research_core.runner import MAX_QUESTION_CHARS, RunError
+from research_core.cli.main import main
+from research_core.runs.errors import RunError
+from research_core.runs.inputs import MAX_QUESTION_CHARS
 from research_core.search.library import MAX_FILE_BYTES, DocumentLibrary, LibraryError
 from tests.conftest import config
 
@@ -69,7 +70,7 @@ def test_control_characters_are_removed_before_anything_is_stored_or_sent(runner
     question = "What is\x00 quantum\x07 computing?\x1b[31m\u202e\u200b"
     snap = runner.start(question, config(auto_approve=True))
     assert snap.status == "completed", snap.error
-    stored = runner.runs()[0]["question"]
+    stored = runner.runs()[0].question
     assert stored == "What is quantum computing?[31m"
     assert not any(unicodedata.category(c)[0] == "C" for c in stored)
     for _, body in script.calls:
@@ -90,7 +91,7 @@ def test_control_characters_are_removed_before_anything_is_stored_or_sent(runner
 def test_right_to_left_and_japanese_questions_run_and_round_trip(runner, question):
     snap = runner.start(question, config(auto_approve=True))
     assert snap.status == "completed", snap.error
-    assert runner.runs()[0]["question"] == question
+    assert runner.runs()[0].question == question
     result = runner.result(snap.run_id)
     from research_core.export import export_result
 

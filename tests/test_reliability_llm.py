@@ -17,7 +17,7 @@ import time
 import pytest
 
 from research_core.configuration import LLMSettings
-from research_core.runner import Runner
+from research_core.runs.runner import Runner
 from tests.conftest import config
 from tests.fakes.llm_server import Fault, ScriptedLLM, default_reply, serve
 from tests.fakes.search import FixtureSearch
@@ -169,7 +169,7 @@ def test_connection_refused_at_the_start_is_a_clear_failure(tmp_path):
     assert time.monotonic() - started < 30
     assert snap.status == "failed"
     assert "Cannot reach the LLM" in snap.error
-    assert runner.runs()[0]["status"] == "failed"
+    assert runner.runs()[0].status == "failed"
 
 
 def test_server_gone_mid_run_fails_with_findings_saved_then_resumes_elsewhere(tmp_path):

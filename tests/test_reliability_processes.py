@@ -167,7 +167,7 @@ def test_runs_and_history_show_the_decided_mode_while_the_run_is_running(tmp_pat
         )
         try:
             wait_for(lambda: script.count("meta_synthesis") >= 1, 60, "the run to reach its report")
-            assert runner.store.get(run_id)["status"] == "running"
+            assert runner.store.get(run_id).status == "running"
             listing = run_cli(["runs"], db)
             row = next(line for line in listing.stdout.splitlines() if line.startswith(run_id))
             assert row.split()[2] == "hierarchical", row

@@ -182,7 +182,7 @@ def test_exports_carry_no_script_no_javascript_links_and_no_remote_images(tmp_pa
 
 
 def test_the_cli_export_of_a_poisoned_run_is_clean_too(tmp_path):
-    from research_core.__main__ import main
+    from research_core.cli.main import main
 
     runner, snap, _ = run(tmp_path, hostile_corpus(), parroting_script())
     for fmt in ("md", "html", "json", "jsonl"):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from research_core.runner import RunError
+from research_core.runs.errors import RunError
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 from tests.test_deep_research import superficial
@@ -33,7 +33,7 @@ def test_rerun_one_branch_reuses_the_others(tmp_path):
     assert snap.status == "completed", snap.error
     new = runner.result(snap.run_id)
     assert snap.run_id != first.run_id
-    assert runner.store.get(snap.run_id)["parent_run_id"] == first.run_id
+    assert runner.store.get(snap.run_id).parent_run_id == first.run_id
     researched = set(_sub_questions(script, "plan_queries", mark))
     assert researched == {"How big is each community?"}
     old_by_id = {sq["id"]: sq for sq in old.sub_questions}

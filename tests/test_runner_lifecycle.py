@@ -3,7 +3,6 @@ which LLM it runs with, and databases written by an older Arbor."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
@@ -13,8 +12,9 @@ import pytest
 
 from research_core.configuration import LLMSettings, resolve_llm_settings
 from research_core.local_model import LocalModelError
-from research_core.runner import OWNER_TOKEN, Runner, owner_alive, process_start_token
-from research_core.store import RunStore
+from research_core.runs.ownership import OWNER_TOKEN, owner_alive, process_start_token
+from research_core.runs.runner import Runner
+from research_core.runs.store import RunStore
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import Fault, ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
@@ -36,7 +36,7 @@ def test_a_run_owned_by_a_dead_process_with_our_pid_is_interrupted_and_resumable
 
     fresh = make_runner(tmp_path, url)
     assert fresh.snapshot(run_id).status == "interrupted"
-    assert next(r for r in fresh.runs() if r["id"] == run_id)["status"] == "interrupted"
+    assert next(r for r in fresh.runs() if r.id == run_id).status == "interrupted"
     assert fresh.resume(run_id).status == "completed"
 
 
@@ -67,10 +67,10 @@ def test_duration_counts_research_time_not_the_wait_at_the_review_gate(tmp_path,
     runner = make_runner(tmp_path, url)
     snap = runner.start(QUESTION, config())
     assert snap.status == "awaiting_review"
-    first = runner.store.get(snap.run_id)["active_s"]
+    first = runner.store.get(snap.run_id).active_s
     assert first > 0
     # The plan then waits a day for its review.
-    day_ago = (datetime.fromisoformat(runner.store.get(snap.run_id)["created_at"]) - timedelta(days=1)).isoformat()
+    day_ago = (datetime.fromisoformat(runner.store.get(snap.run_id).created_at) - timedelta(days=1)).isoformat()
     runner.store.update(snap.run_id, created_at=day_ago)
 
     runner.resume(snap.run_id, "approve")
@@ -78,8 +78,8 @@ def test_duration_counts_research_time_not_the_wait_at_the_review_gate(tmp_path,
     record = runner.store.get(snap.run_id)
     assert result.started_at == day_ago  # when the run was created, as before
     assert 0 < result.duration_s < 3600  # research time only
-    assert record["active_s"] > first and result.duration_s == pytest.approx(record["active_s"], abs=0.01)
-    assert json.loads(record["totals_json"])["duration_s"] == result.duration_s
+    assert record.active_s > first and result.duration_s == pytest.approx(record.active_s, abs=0.01)
+    assert record.totals.duration_s == result.duration_s
 
 
 # ---- partial totals ------------------------------------------------------------------------
@@ -91,9 +91,9 @@ def test_paused_and_failed_runs_record_what_they_spent(tmp_path):
         waiting = runner.start(QUESTION, config())
         failed = runner.start(QUESTION, config(auto_approve=True))
     assert waiting.status == "awaiting_review" and failed.status == "failed"
-    rows = {r["id"]: r for r in runner.runs()}
+    rows = {r.id: r for r in runner.runs()}
     for snap in (waiting, failed):
-        totals = json.loads(rows[snap.run_id]["totals_json"])
+        totals = rows[snap.run_id].totals.to_record()
         assert totals["cost_usd"] == pytest.approx(snap.costs.total_usd) and totals["cost_usd"] > 0
         assert totals["llm_calls"] == snap.costs.llm_calls > 0
         assert totals["partial"] is True and totals["duration_s"] > 0

@@ -1,6 +1,6 @@
 """The Compare view: two runs' metrics side by side, the pairwise judgement, progress and reports.
 
-Built from `research_core.compare` (RunMetrics, Comparison) and run snapshots only, so the
+Built from `research_core.runs.compare` (RunMetrics, Comparison) and run snapshots only, so the
 Compare page stays thin. The judge's reasons are LLM text about web content: they are shown
 escaped, never as Markdown or HTML.
 """
@@ -8,13 +8,15 @@ escaped, never as Markdown or HTML.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from research_core.compare import CRITERIA, Comparison, RunMetrics
-from research_core.runner import RunError, Runner, RunSnapshot
+from research_core.runs.compare import CRITERIA, Comparison, RunMetrics
+from research_core.runs.errors import RunError
+from research_core.runs.records import RunSummary
+from research_core.runs.runner import Runner
+from research_core.runs.snapshot import RunSnapshot
 from research_core.schemas import RunResult
 from ui import report_view, run_view, state, widgets
 from ui.widgets import esc
@@ -204,16 +206,16 @@ def progress_cards(snaps: Sequence[RunSnapshot], names: Mapping[str, str], *, se
             progress_card(snap, names[snap.run_id], waiting_for=waiting_for)
 
 
-def stalled_runs(runner: Runner, rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> None:
+def stalled_runs(runner: Runner, rows: Sequence[RunSummary], names: Mapping[str, str]) -> None:
     """Runs of the pair that stopped before finishing: what happened and how to continue."""
     columns = st.columns(2, gap="large")
     for col, row in zip(columns, rows, strict=True):
-        run_id, status = row["id"], row["status"]
+        run_id, status = row.id, row.status
         with col, st.container(border=True):
             st.markdown(f"**{esc(names[run_id])}**")
             widgets.status_badge(status)
-            if row.get("error"):
-                st.caption(f"Error: {esc(row['error'])}")
+            if row.error:
+                st.caption(f"Error: {esc(row.error)}")
             if status in state.FINISHED:
                 continue
             with st.container(horizontal=True, gap="small"):

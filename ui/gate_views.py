@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from research_core.citations import markers_to_numbered
-from research_core.runner import RunSnapshot
+from research_core.runs.snapshot import RunSnapshot
 from ui import run_view, widgets
 from ui.widgets import esc
 

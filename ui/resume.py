@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from research_core.configuration import LLMSettings, resolve_llm_settings
-from research_core.runner import RunError
+from research_core.runs.errors import RunError
 from ui import services
 from ui.widgets import esc
 

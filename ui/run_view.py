@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from research_core.runner import RunSnapshot
+from research_core.runs.snapshot import RunSnapshot
 from research_core.sanitize import redact_data
 from ui import charts, widgets
 

@@ -27,14 +27,15 @@ from typing import Any
 import streamlit as st
 
 from research_core import local_model
-from research_core.compare import CompareJobs
 from research_core.configuration import OPENAI_DEFAULT_BASE_URL, LLMSettings
+from research_core.db import default_db_path
+from research_core.errors import ArborError
 from research_core.heap import freeze_startup_heap
-from research_core.runner import Runner
+from research_core.runs.compare import CompareJobs
+from research_core.runs.runner import Runner
 from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.search import registry
 from research_core.search.library import DocumentLibrary
-from research_core.store import default_db_path
 from ui.settings_store import AppSettings, load_settings
 
 logger = logging.getLogger(__name__)
@@ -277,8 +278,10 @@ def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None
             if message == registry.EMPTY_LIBRARY_MESSAGE:
                 message = "Empty: add documents on the Library page."
             out[name] = Reachability(bool(ok), str(message)[:1].upper() + str(message)[1:])
-        except Exception as exc:  # a backend that cannot even be built is simply unreachable
-            out[name] = Reachability(False, getattr(exc, "user_message", None) or str(exc))
+        except ArborError as exc:  # a backend that cannot even be built is simply unreachable
+            out[name] = Reachability(False, exc.user_message or str(exc))
+        except Exception as exc:
+            out[name] = Reachability(False, str(exc))
     return out
 
 

@@ -1,5 +1,6 @@
-"""Helpers of the command line (`python -m research_core`): output files, terminal text, signals, options.
+"""Arbor's command line (`python -m research_core`) over the run API in `research_core.runs`.
 
-The commands themselves are still in `research_core/__main__.py`; they move here when the engine
-is reshaped into its stage packages.
+`main` is the entry point; `parser` builds the arguments; `commands/` holds one function per
+command; `config`, `preflight`, `gates`, `results` and `output` are what the commands share;
+`files`, `options`, `signals` and `terminal` keep outputs, numbers, signals and printed text safe.
 """

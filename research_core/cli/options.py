@@ -19,9 +19,8 @@ from typing import Any, NoReturn
 import annotated_types
 from pydantic import BaseModel
 
+from research_core.cli.errors import EXIT_USAGE
 from research_core.cli.terminal import clean_for_terminal
-
-EXIT_USAGE = 2
 
 
 def _bounds(model: type[BaseModel], field: str) -> dict[str, float]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol, runtime_checkable
 
+from research_core.errors import ArborError
 from research_core.sanitize import strip_control_chars
 from research_core.schemas import Source
 
@@ -15,13 +16,12 @@ MAX_TITLE_CHARS = 300
 MAX_URL_CHARS = 2048
 
 
-class SearchError(Exception):
+class SearchError(ArborError):
     """A backend could not answer. `user_message` says what happened and what to do."""
 
     def __init__(self, backend: str, user_message: str, *, retryable: bool = False, unreachable: bool = False):
-        super().__init__(f"{backend}: {user_message}")
+        super().__init__(user_message, detail=f"{backend}: {user_message}")
         self.backend = backend
-        self.user_message = user_message
         self.retryable = retryable
         self.unreachable = unreachable
 

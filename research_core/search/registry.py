@@ -6,6 +6,7 @@ import logging
 import os
 from pathlib import Path
 
+from research_core.errors import ArborError
 from research_core.search.base import SearchBackend, SearchError
 from research_core.search.library import DocumentLibrary
 from research_core.search.searxng import ENV_URL as SEARXNG_ENV_URL
@@ -21,12 +22,11 @@ CHECK_TIMEOUT_S = 5.0
 EMPTY_LIBRARY_MESSAGE = "empty: add documents with `python -m research_core library add PATH`"
 
 
-class UnknownBackendError(ValueError):
+class UnknownBackendError(ArborError, ValueError):
     """A search backend name Arbor does not know. `user_message` names the valid ones."""
 
     def __init__(self, name: str):
-        self.user_message = f"Unknown search backend {name!r}; known backends: {', '.join(known_backends())}."
-        super().__init__(self.user_message)
+        super().__init__(f"Unknown search backend {name!r}; known backends: {', '.join(known_backends())}.")
 
 
 def known_backends() -> list[str]:

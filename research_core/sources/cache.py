@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from research_core.db import connect
 from research_core.schemas import utc_now
-from research_core.store import connect
 
 PAGE_CACHE_MAX_AGE_S = 7 * 24 * 3600
 

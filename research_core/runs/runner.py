@@ -8,160 +8,47 @@ browser tab never drives one run twice.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
 import time
-import unicodedata
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from langgraph.types import Command
 
 from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
-from research_core.costs import summarize_costs
+from research_core.db import default_db_path, open_checkpointer
 from research_core.graph import build_graph
-from research_core.live_state import live_state
-from research_core.llm import LLMClient, LLMError
+from research_core.llm import LLMClient
 from research_core.nodes.decompose import propose_plan
-from research_core.plan import PlanError, tree_order, validate_plan
-from research_core.rerun import rerun_state
-from research_core.result import build_result
-from research_core.sanitize import strip_url_secrets_in_text
-from research_core.schemas import CostTotals, Plan, RunResult, utc_now
+from research_core.plan import PlanError, validate_plan
+from research_core.runs.errors import RunError
+from research_core.runs.inputs import clean_question
+from research_core.runs.live_state import live_state
+from research_core.runs.outcome import decided_modes, failure_message, record_outcome
+from research_core.runs.ownership import DRIVEN_HERE, OWNER_TOKEN, other_live_owner, owner_alive
+from research_core.runs.progress import progress_totals
+from research_core.runs.records import RunRecord, RunSummary
+from research_core.runs.rerun import rerun_state
+from research_core.runs.snapshot import RunSnapshot, build_snapshot, shown_status
+from research_core.runs.store import RunOwnedElsewhere, RunStore
+from research_core.schemas import Plan, RunResult
 from research_core.search.base import SearchBackend
-from research_core.search.registry import UnknownBackendError
 from research_core.services import Services
 from research_core.sources.cache import PageCache
-from research_core.store import RunOwnedElsewhere, RunStore, default_db_path, open_checkpointer
 
 logger = logging.getLogger(__name__)
 
-MAX_QUESTION_CHARS = 4000
 RECURSION_LIMIT = 10_000
 # Threads LangGraph may use for the steps of one superstep. Its default pool has
 # min(32, cpu_count + 4) workers (6 on a 2-core machine), which silently capped `parallel`;
 # the scheduler never hands it more than `parallel` steps (at most 16), so 16 is enough.
 MAX_CONCURRENCY = 16
-
-
-class RunError(RuntimeError):
-    """A user-facing error about a run (unknown id, busy run, invalid question ...)."""
-
-
-def clean_question(question: str) -> str:
-    """Strip control characters and whitespace; refuse empty or oversized questions."""
-    if not isinstance(question, str):
-        raise RunError("The question must be text.")
-    text = "".join(ch for ch in question if ch in "\n\t" or unicodedata.category(ch)[0] != "C")
-    text = " ".join(text.split())
-    if not text:
-        raise RunError("The question is empty. Type a question to research.")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise RunError(
-            f"The question is {len(text):,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
-            "Shorten it, or put the background material in the document library."
-        )
-    return text
-
-
-@dataclass
-class RunSnapshot:
-    """What a run looks like right now, for the CLI and the UI."""
-
-    run_id: str
-    question: str
-    status: str
-    mode: str | None
-    pending: dict[str, Any] | None
-    branches: list[dict[str, Any]]
-    findings: list[dict[str, Any]]
-    sources: list[dict[str, Any]]
-    costs: CostTotals
-    log: list[dict[str, Any]]
-    warnings: list[str]
-    final_answer: str | None
-    error: str | None
-    config: dict[str, Any]
-    created_at: str | None = None
-    active: bool = False
-    events: list[dict[str, Any]] = field(default_factory=list)
-
-
-def _pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def process_start_token(pid: int) -> str | None:
-    """When process `pid` started (clock ticks since boot, /proc/PID/stat field 22); None if unknown.
-
-    Together with the pid this names one process: a later process that reuses the pid (a
-    restarted container's PID 1) has another start time.
-    """
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
-            stat = handle.read()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(")") + 2 :].split()  # the name in parentheses may hold spaces
-    return fields[19] if len(fields) > 19 else None
-
-
-# This process's owner token: its start time, or a random token where /proc is missing.
-OWNER_TOKEN = process_start_token(os.getpid()) or uuid.uuid4().hex
-
-
-def owner_alive(pid: int | None, token: str | None) -> bool:
-    """Whether the process recorded as a run's owner (pid and start token) still exists.
-
-    Records without a token (written by an older Arbor) fall back to the pid alone.
-    """
-    if not pid:
-        return False
-    if token is None:
-        return _pid_alive(pid)
-    if pid == os.getpid():
-        return token == OWNER_TOKEN
-    if not _pid_alive(pid):
-        return False
-    started = process_start_token(pid)
-    return started is None or started == token
-
-
-def _other_live_owner(pid: int | None, token: str | None) -> bool:
-    """Whether a run's recorded owner is a live process other than this one."""
-    return (pid, token) != (os.getpid(), OWNER_TOKEN) and owner_alive(pid, token)
-
-
-def progress_totals(values: Mapping[str, Any], active_s: float) -> dict[str, Any]:
-    """What a run has spent and gathered so far, from its checkpoint values (History, `runs`)."""
-    costs = summarize_costs(values.get("costs", []))
-    branches = values.get("branches", {}) or {}
-    return {
-        "cost_usd": costs.total_usd,
-        "tokens_in": costs.tokens_in,
-        "tokens_out": costs.tokens_out,
-        "llm_calls": costs.llm_calls,
-        "iterations": sum(int(b.get("iteration_count") or 0) for b in branches.values()),
-        "findings": len(values.get("findings", []) or []),
-        "sources": len(values.get("sources", []) or []),
-        "duration_s": round(active_s, 3),
-        "partial": True,
-    }
-
-
-# Runs being driven by any Runner of this process.
-_DRIVING: set[str] = set()
-_DRIVING_LOCK = threading.Lock()
+FINISHED = ("completed", "completed_with_fallback")
 
 
 class Runner:
@@ -214,15 +101,7 @@ class Runner:
 
     def llm_record(self, run_id: str) -> dict[str, Any] | None:
         """The LLM settings a run was started with (no secrets), or None for runs recorded without them."""
-        import json
-
-        raw = self._record(run_id).get("llm_json")
-        try:
-            data = json.loads(raw) if raw else None
-        except ValueError:
-            logger.warning("run %s: unreadable stored LLM settings; ignoring them", run_id)
-            return None
-        return data if isinstance(data, dict) else None
+        return self._record(run_id).llm
 
     def use_llm_settings(self, settings: LLMSettings) -> None:
         """Switch the LLM settings used from now on (e.g. a resumed run's own); refused while a run is driven."""
@@ -312,14 +191,7 @@ class Runner:
 
     def _initial_input(self, run_id: str) -> dict[str, Any]:
         record = self._record(run_id)
-        import json
-
-        return {
-            "run_id": run_id,
-            "question": record["question"],
-            "config": json.loads(record["config_json"]),
-            "initial_plan": json.loads(record["plan_json"]) if record.get("plan_json") else None,
-        }
+        return {"run_id": run_id, "question": record.question, "config": record.config, "initial_plan": record.plan}
 
     def resume(self, run_id: str, answer: Any = None) -> RunSnapshot:
         """Continue a run: answer its open gate, or pick up after a crash or failure."""
@@ -335,7 +207,7 @@ class Runner:
             if answer is None:
                 return self.snapshot(run_id)
             return self._drive(run_id, Command(resume=answer), claimed=claimed)
-        if not state.next and record["status"] in ("completed", "completed_with_fallback", "cancelled"):
+        if not state.next and record.status in (*FINISHED, "cancelled"):
             return self.snapshot(run_id)
         return self._drive(run_id, None, claimed=claimed)
 
@@ -362,8 +234,8 @@ class Runner:
     ) -> str:
         """Create the linked run of a branch re-run, ready to drive (the UI drives it in the background)."""
         record = self._record(run_id)
-        if record["status"] not in ("completed", "completed_with_fallback"):
-            raise RunError(f"Run {run_id} is {record['status']}; only a finished run can re-run a branch.")
+        if record.status not in FINISHED:
+            raise RunError(f"Run {run_id} is {record.status}; only a finished run can re-run a branch.")
         with open_checkpointer(self.db_path) as saver:
             old = build_graph(saver).get_state(self._config(run_id)).values
         try:
@@ -371,7 +243,7 @@ class Runner:
         except PlanError as exc:
             raise RunError(str(exc)) from None
         config = RunConfig(**values["config"])
-        new_id = self.create_run(record["question"], config, run_id=None, parent_run_id=run_id)
+        new_id = self.create_run(record.question, config, run_id=None, parent_run_id=run_id)
         values["run_id"] = new_id
         with open_checkpointer(self.db_path) as saver:
             build_graph(saver).update_state(self._config(new_id), values, as_node="allocate_budget")
@@ -387,16 +259,15 @@ class Runner:
     def _claim(self, run_id: str) -> None:
         """Reserve the run for one drive in this process, whichever Runner asks (the UI keeps one
         per settings); raises RunError when it is already being driven."""
-        with _DRIVING_LOCK, self._lock:
-            if run_id in self._busy or run_id in _DRIVING:
+        with self._lock:
+            if run_id in self._busy or not DRIVEN_HERE.add(run_id):
                 raise RunError(f"Run {run_id} is already running.")
             self._busy.add(run_id)
-            _DRIVING.add(run_id)
 
     def _release(self, run_id: str) -> None:
-        with _DRIVING_LOCK, self._lock:
+        with self._lock:
             self._busy.discard(run_id)
-            _DRIVING.discard(run_id)
+            DRIVEN_HERE.discard(run_id)
 
     def _drive(self, run_id: str, graph_input: Any, *, claimed: bool = False) -> RunSnapshot:
         """Drive the run; `claimed` when the caller holds the reservation and releases it (background runs)."""
@@ -410,7 +281,7 @@ class Runner:
 
     def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
         record = self._record(run_id)
-        config = RunConfig.model_validate_json(record["config_json"])
+        config = RunConfig.model_validate(record.config)
         started = time.monotonic()
         other = self.store.claim(run_id, os.getpid(), OWNER_TOKEN, owner_alive)
         if other is not None:
@@ -426,73 +297,22 @@ class Runner:
             try:
                 services = self._services(run_id, config)
                 for update in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
-                    self._record_mode(run_id, update)
-            except (LLMError, RunError, UnknownBackendError) as exc:
-                error = getattr(exc, "user_message", str(exc))
-            except PlanError as exc:
-                error = f"The plan is invalid: {exc}"
+                    for mode in decided_modes(update):  # for `runs` and History, as soon as a step decides it
+                        self.store.update(run_id, mode=mode)
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into it by the CLI
                 interrupted = exc
             except Exception as exc:
-                message = getattr(exc, "user_message", None)
-                if message:  # an engine error that already says what to do: no traceback
-                    logger.warning("run %s failed: %s", run_id, message)
-                else:
-                    logger.exception("run %s failed", run_id)
-                error = message or f"{type(exc).__name__}: {exc}"
+                error = failure_message(run_id, exc)
             state, values = live_state(graph, cfg)
         active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
-        mode = values.get("mode") or config.mode
-        so_far = progress_totals(values, active_s)  # what an unfinished run has spent and gathered
         if interrupted is not None:
-            self.store.update(run_id, status="interrupted", totals_json=so_far)
+            self.store.update(run_id, status="interrupted", totals_json=progress_totals(values, active_s).to_record())
             raise interrupted
-        if error is not None:
-            error = strip_url_secrets_in_text(error)
-            self.store.update(run_id, status="failed", error=error, mode=mode, totals_json=so_far)
-        elif state.interrupts:
-            kind = (state.interrupts[0].value or {}).get("kind")
-            status = "awaiting_review" if kind == "review" else "awaiting_step"
-            self.store.update(run_id, status=status, mode=mode, totals_json=so_far)
-        elif state.next:
-            self.store.update(run_id, status="interrupted", totals_json=so_far)
-        else:
-            self._finish(run_id, values, record, active_s)
-        return self.snapshot(run_id)
-
-    def _record_mode(self, run_id: str, update: Any) -> None:
-        """Store the mode in the run's record as soon as a step decides it (for `runs` and History)."""
-        if not isinstance(update, dict):
-            return
-        for node_update in update.values():
-            mode = node_update.get("mode") if isinstance(node_update, dict) else None
-            if isinstance(mode, str) and mode:
-                self.store.update(run_id, mode=mode)
-
-    def _finish(self, run_id: str, values: dict[str, Any], record: dict[str, Any], active_s: float) -> None:
-        status = values.get("status") or "completed"
-        if status == "cancelled":
-            self.store.update(
-                run_id, status="cancelled", mode=values.get("mode") or "", totals_json=progress_totals(values, active_s)
-            )
-            return
-        created = record.get("created_at") or utc_now()
-        finished = utc_now()
-        # Research time: the sum of the drives, without the time spent waiting at gates or down.
-        result = build_result(run_id, values, started_at=created, finished_at=finished, duration_s=active_s)
-        totals = {
-            "cost_usd": result.costs.total_usd,
-            "tokens_in": result.costs.tokens_in,
-            "tokens_out": result.costs.tokens_out,
-            "llm_calls": result.costs.llm_calls,
-            "iterations": result.synthesis.total_iterations,
-            "findings": result.synthesis.total_findings,
-            "sources": result.synthesis.total_sources,
-            "duration_s": result.duration_s,
-        }
-        self.store.update(
-            run_id, status=result.status, mode=result.mode, totals_json=totals, result_json=result.model_dump_json()
+        mode = values.get("mode") or config.mode
+        record_outcome(
+            self.store, run_id, state, values, error=error, mode=mode, active_s=active_s, created_at=record.created_at
         )
+        return self.snapshot(run_id)
 
     # ---- background runs (UI) -----------------------------------------------------------
 
@@ -546,70 +366,46 @@ class Runner:
             thread.join(timeout)
         return self.snapshot(run_id)
 
-    def events(self, run_id: str, since: int = 0) -> list[dict[str, Any]]:
+    def events(self, run_id: str) -> list[dict[str, Any]]:
         """Progress events emitted by the nodes of a run driven by this process."""
-        return list(self._events.get(run_id, [])[since:])
+        return list(self._events.get(run_id, []))
 
     # ---- reading ------------------------------------------------------------------------
 
-    def _record(self, run_id: str) -> dict[str, Any]:
+    def _record(self, run_id: str) -> RunRecord:
         record = self.store.get(run_id)
         if record is None:
             raise RunError(f"No run with id {run_id!r}. `python -m research_core runs` lists them.")
         return record
 
+    def _owner_gone(self, run: RunSummary) -> bool:
+        """Whether a run recorded as running is driven neither by this runner nor by a live process."""
+        return not self.is_active(run.id) and not owner_alive(run.owner_pid, run.owner_token)
+
     def snapshot(self, run_id: str) -> RunSnapshot:
         """The run's current state from its checkpoint and record."""
-        import json
-
         record = self._record(run_id)
         with open_checkpointer(self.db_path) as saver:
             state, values = live_state(build_graph(saver), self._config(run_id))
-        branches = values.get("branches", {})
-        order = tree_order(branches, values.get("branch_order", []))
-        pending = state.interrupts[0].value if state.interrupts else None
-        status = record["status"]
         active = self.is_active(run_id)
-        if status == "running" and not active and not owner_alive(record.get("owner_pid"), record.get("owner_token")):
-            status = "interrupted"
-        return RunSnapshot(
-            run_id=run_id,
-            question=record["question"],
-            status=status,
-            mode=values.get("mode") or record.get("mode"),
-            pending=pending,
-            branches=[branches[b] for b in order],
-            findings=values.get("findings", []),
-            sources=values.get("sources", []),
-            costs=summarize_costs(values.get("costs", [])),
-            log=values.get("log", []),
-            warnings=list(dict.fromkeys(values.get("warnings", []))),
-            final_answer=values.get("final_answer"),
-            error=strip_url_secrets_in_text(record["error"]) if record.get("error") else None,
-            config=json.loads(record["config_json"]),
-            created_at=record.get("created_at"),
-            active=active,
-            events=self.events(run_id),
-        )
+        owner_is_alive = owner_alive(record.owner_pid, record.owner_token)
+        status = shown_status(record.status, active=active, owner_is_alive=owner_is_alive)
+        return build_snapshot(record, state, values, status=status, active=active, events=self.events(run_id))
 
     def result(self, run_id: str) -> RunResult | None:
-        """The finished run's result, or None if it has not finished."""
-        record = self._record(run_id)
-        if not record.get("result_json"):
-            return None
-        return RunResult.model_validate_json(record["result_json"])
+        """The finished run's result, or None if it has not finished.
 
-    def runs(self) -> list[dict[str, Any]]:
+        Raises pydantic's ValidationError when the stored result is damaged.
+        """
+        self._record(run_id)
+        return self.store.result(run_id)
+
+    def runs(self) -> list[RunSummary]:
         """All runs, newest first, with a status that tells interrupted runs apart."""
-        rows = self.store.list()
-        for row in rows:
-            if (
-                row["status"] == "running"
-                and not self.is_active(row["id"])
-                and not owner_alive(row.get("owner_pid"), row.get("owner_token"))
-            ):
-                row["status"] = "interrupted"
-        return rows
+        return [
+            dataclasses.replace(row, status="interrupted") if row.status == "running" and self._owner_gone(row) else row
+            for row in self.store.list()
+        ]
 
     def delete(self, run_id: str) -> bool:
         """Delete a run with its checkpoints and writes; refused while this or another process drives it.
@@ -617,12 +413,10 @@ class Runner:
         The check of the run's owner and the deletion share one transaction, like `claim`, so a
         process cannot start driving the run in between.
         """
-        with _DRIVING_LOCK:
-            driven_here = run_id in _DRIVING
-        if driven_here or self.is_active(run_id):
+        if run_id in DRIVEN_HERE or self.is_active(run_id):
             raise RunError(f"Run {run_id} is running; stop it before deleting it.")
         try:
-            return self.store.delete(run_id, _other_live_owner)
+            return self.store.delete(run_id, other_live_owner)
         except RunOwnedElsewhere as exc:
             raise RunError(
                 f"Run {run_id} is being driven by another Arbor process (pid {exc.pid}); "

@@ -1,27 +1,30 @@
-"""One SQLite file per installation: run records (sqlite-utils) and LangGraph checkpoints.
+"""The runs table: one record per run, read back as typed records (`research_core.runs.records`).
 
-WAL mode lets the UI read while a run writes; every connection waits on a busy database
-instead of failing, so a CLI run and the app can share the file.
+It lives in the installation's one SQLite file (`research_core.db`) next to the checkpoints. A
+record carries what History, Compare and the CLI need without replaying a graph; a run's
+ownership (which process drives it) is claimed and released here in one transaction each, so two
+processes never drive or delete the same run at once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
-import os
+import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
-from langgraph.checkpoint.sqlite import SqliteSaver
+from pydantic import ValidationError
 
-from research_core.schemas import utc_now
+from research_core.db import connect
+from research_core.runs.records import RunRecord, RunSummary, RunTotals
+from research_core.schemas import RunResult, utc_now
 
-DEFAULT_DB = Path("data") / "arbor.db"
-BUSY_TIMEOUT_MS = 30_000
+logger = logging.getLogger(__name__)
 
 
 class RunOwnedElsewhere(Exception):
@@ -30,36 +33,6 @@ class RunOwnedElsewhere(Exception):
     def __init__(self, pid: int):
         super().__init__(f"run driven by process {pid}")
         self.pid = pid
-
-
-def default_db_path() -> Path:
-    """`$ARBOR_DB` if set, else ./data/arbor.db."""
-    return Path(os.environ.get("ARBOR_DB", DEFAULT_DB))
-
-
-def connect(db_path: Path | str) -> sqlite3.Connection:
-    """Open the database (creating its folder) in WAL mode, usable from several threads."""
-    path = Path(db_path)
-    if str(path) != ":memory:":
-        path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    if str(path) != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
-    return conn
-
-
-@contextmanager
-def open_checkpointer(db_path: Path | str) -> Iterator[SqliteSaver]:
-    """A SqliteSaver on its own connection to the database, closed on exit."""
-    conn = connect(db_path)
-    try:
-        saver = SqliteSaver(conn)
-        saver.setup()
-        yield saver
-    finally:
-        conn.close()
 
 
 RUN_COLUMNS = {
@@ -81,6 +54,83 @@ RUN_COLUMNS = {
     "llm_json": str,
     "active_s": float,
 }
+
+
+# The columns of a run summary (History, `runs`) and of a whole record (everything but the result).
+SUMMARY_COLUMNS = (
+    "id",
+    "question",
+    "mode",
+    "status",
+    "template",
+    "created_at",
+    "updated_at",
+    "totals_json",
+    "error",
+    "parent_run_id",
+    "owner_pid",
+    "owner_token",
+)
+RECORD_COLUMNS = (
+    *SUMMARY_COLUMNS,
+    "config_json",
+    "plan_json",
+    "llm_json",
+    "active_s",
+    "result_json is not null as has_result",
+)
+
+
+def read_totals(run_id: str, raw: str | None) -> RunTotals | None:
+    """A run's stored totals; None when it has none yet or they cannot be read (logged)."""
+    if not raw:
+        return None
+    try:
+        return RunTotals.model_validate_json(raw)
+    except ValidationError:
+        logger.warning("run %s: unreadable stored totals; ignoring them", run_id)
+        return None
+
+
+def read_llm_settings(run_id: str, raw: str | None) -> dict[str, Any] | None:
+    """The LLM settings a run was stored with; None for runs recorded without them or unreadable ones."""
+    try:
+        data = json.loads(raw) if raw else None
+    except ValueError:
+        logger.warning("run %s: unreadable stored LLM settings; ignoring them", run_id)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def summary_from_row(row: sqlite3.Row) -> RunSummary:
+    """A RunSummary from a row of the runs table (SUMMARY_COLUMNS)."""
+    return RunSummary(
+        id=row["id"],
+        question=row["question"],
+        mode=row["mode"],
+        status=row["status"],
+        template=row["template"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        totals=read_totals(row["id"], row["totals_json"]),
+        error=row["error"],
+        parent_run_id=row["parent_run_id"],
+        owner_pid=row["owner_pid"],
+        owner_token=row["owner_token"],
+    )
+
+
+def record_from_row(row: sqlite3.Row) -> RunRecord:
+    """A RunRecord from a row of the runs table (RECORD_COLUMNS); the config and plan are JSON it wrote."""
+    summary = summary_from_row(row)
+    return RunRecord(
+        **{field.name: getattr(summary, field.name) for field in dataclasses.fields(RunSummary)},
+        config=json.loads(row["config_json"]),
+        plan=json.loads(row["plan_json"]) if row["plan_json"] else None,
+        llm=read_llm_settings(row["id"], row["llm_json"]),
+        active_s=float(row["active_s"] or 0.0),
+        has_result=bool(row["has_result"]),
+    )
 
 
 class RunStore:
@@ -194,23 +244,37 @@ class RunStore:
             row = self._conn.execute("select active_s from runs where id = ?", [run_id]).fetchone()
         return float(row[0] or 0.0) if row else 0.0
 
-    def get(self, run_id: str) -> dict[str, Any] | None:
-        """The run record, or None."""
-        with self._lock:
-            try:
-                return dict(self._db["runs"].get(run_id))
-            except sqlite_utils.db.NotFoundError:
-                return None
+    def get(self, run_id: str) -> RunRecord | None:
+        """The run's record, or None when there is no such run."""
+        row = self._select_one(f"select {', '.join(RECORD_COLUMNS)} from runs where id = ?", [run_id])
+        return None if row is None else record_from_row(row)
 
-    def list(self, limit: int = 500) -> list[dict[str, Any]]:
-        """Runs, newest first (without the bulky result JSON)."""
-        cols = (
-            "id, question, mode, status, template, created_at, updated_at, totals_json, error, parent_run_id, "
-            "owner_pid, owner_token"
-        )
+    def list(self, limit: int = 500) -> list[RunSummary]:
+        """Runs, newest first, as summaries (no config, plan or result)."""
         with self._lock:
-            rows = self._db.query(f"select {cols} from runs order by created_at desc, rowid desc limit ?", [limit])
-            return [dict(r) for r in rows]
+            cursor = self._conn.cursor()
+            cursor.row_factory = sqlite3.Row
+            rows = cursor.execute(
+                f"select {', '.join(SUMMARY_COLUMNS)} from runs order by created_at desc, rowid desc limit ?", [limit]
+            ).fetchall()
+        return [summary_from_row(row) for row in rows]
+
+    def result(self, run_id: str) -> RunResult | None:
+        """The stored result of a finished run; None when the run has none (or does not exist).
+
+        Raises pydantic's ValidationError when the stored result is damaged or from an
+        incompatible version, so the page showing it can say so.
+        """
+        row = self._select_one("select result_json from runs where id = ?", [run_id])
+        if row is None or not row["result_json"]:
+            return None
+        return RunResult.model_validate_json(row["result_json"])
+
+    def _select_one(self, sql: str, params: list[Any]) -> sqlite3.Row | None:
+        with self._lock:
+            cursor = self._conn.cursor()
+            cursor.row_factory = sqlite3.Row
+            return cursor.execute(sql, params).fetchone()
 
     def delete(self, run_id: str, owner_alive: Callable[[int | None, str | None], bool] | None = None) -> bool:
         """Delete a run record with its checkpoints and writes, in one transaction. True if it existed.

@@ -21,9 +21,11 @@ from pydantic import BaseModel, Field
 
 from research_core.configuration import RunConfig
 from research_core.costs import summarize_costs
+from research_core.errors import ArborError
 from research_core.llm import LLMClient, LLMError
 from research_core.prompts import render_prompt
-from research_core.runner import RunError, Runner
+from research_core.runs.errors import RunError
+from research_core.runs.runner import Runner
 from research_core.schemas import CostEntry, CostTotals, RunResult
 
 logger = logging.getLogger(__name__)
@@ -317,9 +319,12 @@ class CompareJobs:
                     job.comparison = compare_results(runner.llm, results[0], results[1])  # type: ignore[arg-type]
                 job.stage = "done"
                 job.finished_at = time.time()
-            except Exception as exc:  # reported on the page, never raised into a dead thread
+            except ArborError as exc:  # reported on the page, never raised into a dead thread
                 logger.exception("comparison of %s failed", job.run_ids)
-                self._fail(job, getattr(exc, "user_message", None) or str(exc))
+                self._fail(job, exc.user_message or str(exc))
+            except Exception as exc:
+                logger.exception("comparison of %s failed", job.run_ids)
+                self._fail(job, str(exc))
 
         self._register(job, body)
         return flat_id, hier_id
@@ -336,9 +341,12 @@ class CompareJobs:
                 job.comparison = compare_runs(runner, left, right)
                 job.stage = "done"
                 job.finished_at = time.time()
-            except Exception as exc:  # reported on the page
+            except ArborError as exc:  # reported on the page
                 logger.exception("judgement of %s failed", job.run_ids)
-                self._fail(job, getattr(exc, "user_message", None) or str(exc))
+                self._fail(job, exc.user_message or str(exc))
+            except Exception as exc:
+                logger.exception("judgement of %s failed", job.run_ids)
+                self._fail(job, str(exc))
 
         return self._register(job, body)
 

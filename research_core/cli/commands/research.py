@@ -1,0 +1,82 @@
+"""The commands that research: decompose a question, run it, resume a run, re-run one branch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from research_core.cli.config import read_json, use_run_llm, warn_ignored_on_resume
+from research_core.cli.gates import answer_from_file
+from research_core.cli.output import report_progress, resume_command, write_file
+from research_core.cli.preflight import check_plan
+from research_core.cli.results import print_outcome
+from research_core.configuration import RunConfig
+from research_core.runs.runner import Runner
+
+
+def _announce(args: argparse.Namespace, runner: Runner, run_id: str, note: str = "") -> None:
+    """Say that a run started and how to resume it; remember the hint for the message after Ctrl-C."""
+    args.resume_hint = resume_command(runner, run_id)
+    report_progress(f"run id {run_id}{note} started; resume with: {args.resume_hint}")
+
+
+def decompose(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """Print (and with --json write) the plan proposed for a question, editable for `run --plan`."""
+    proposed, warnings = runner.propose_plan(args.question, config)
+    data = proposed.model_dump(
+        include={
+            "question": True,
+            "strategy": True,
+            "sub_questions": {"__all__": {"id", "question_text", "priority", "rationale", "parent_id"}},
+        }
+    )
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if args.json:
+        write_file(args.json, text + "\n", runner, "--json")
+    print(text)
+    for w in warnings:
+        print(f"arbor: warning: {w}", file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """Research a question (with a supplied --plan, checked before the run starts) until it ends or pauses."""
+    plan = read_json(args.plan) if args.plan else None
+    if plan is not None and config is not None:
+        check_plan(plan, args.question, config)  # refused, or its budget said, before the run starts
+    snap = runner.start(args.question, config, plan=plan, on_created=lambda run_id: _announce(args, runner, run_id))
+    return print_outcome(runner, snap, args.out, args.json)
+
+
+def resume(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """Continue a run with the LLM it started with: answer its open gate, or pick up after a stop."""
+    snap = runner.snapshot(args.run_id)
+    use_run_llm(runner, args, args.run_id)
+    warn_ignored_on_resume(args)
+    answer: Any = None
+    if args.answer is not None:
+        candidate = Path(args.answer)
+        if candidate.suffix.lower() == ".json":
+            answer = answer_from_file(read_json(candidate), snap.pending or {})
+        else:
+            answer = args.answer
+    args.resume_hint = resume_command(runner, args.run_id)
+    snap = runner.resume(args.run_id, answer)
+    return print_outcome(runner, snap, args.out, args.json)
+
+
+def rerun(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """Re-research one branch of a finished run (text or priority edited) as a new, linked run."""
+    use_run_llm(runner, args, args.run_id)
+    warn_ignored_on_resume(args)
+    snap = runner.rerun_branch(
+        args.run_id,
+        args.branch_id,
+        question_text=args.question,
+        priority=args.priority,
+        on_created=lambda run_id: _announce(args, runner, run_id, f" (re-run of {args.branch_id} from {args.run_id})"),
+    )
+    return print_outcome(runner, snap, args.out, args.json)

@@ -1,0 +1,60 @@
+"""The commands over recorded runs: list them, show one, export a finished one, delete one."""
+
+from __future__ import annotations
+
+import argparse
+
+from research_core.cli.errors import CliError
+from research_core.cli.gates import print_gate
+from research_core.cli.output import write_file
+from research_core.configuration import RunConfig
+from research_core.runs.runner import Runner
+
+
+def list_runs(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """One line per run, newest first: id, status, mode, creation time, cost so far and the question."""
+    rows = runner.runs()
+    if not rows:
+        print('No runs yet. Start one with: python -m research_core run "your question"')
+    for r in rows:
+        cost = f"${r.totals.cost_usd:.4f}" if r.totals is not None else "-"
+        mode = r.mode or "-"
+        print(f"{r.id}  {r.status:<24} {mode:<12} {r.created_at}  {cost:>9}  {r.question[:60]}")
+    return 0
+
+
+def show(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """A run's status, its branches with their iterations, its error and its open gate."""
+    snap = runner.snapshot(args.run_id)
+    print(f"{snap.run_id}: {snap.status} ({snap.mode}) — {snap.question}")
+    for b in snap.branches:
+        print(
+            f"  {b['id']} {b['status']:<12} {b.get('iteration_count', 0)}/{b.get('allocated_iterations', 0)} it.  "
+            f"{b['question_text']}"
+        )
+    if snap.error:
+        print(f"error: {snap.error}")
+    if snap.pending:
+        print_gate(runner, snap)
+    return 0
+
+
+def export(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """Write a finished run as Markdown, HTML, JSON or its execution log (jsonl); refused until it finishes."""
+    from research_core.export import export_result
+
+    result = runner.result(args.run_id)
+    if result is None:
+        raise CliError(f"run {args.run_id} has not finished; nothing to export yet")
+    content, _name, _mime = export_result(result, args.format)
+    write_file(args.out, content, runner, "--out")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def delete(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
+    """Delete a run with its checkpoints; an unknown id is a CliError."""
+    if not runner.delete(args.run_id):
+        raise CliError(f"no run with id {args.run_id!r}")
+    print(f"deleted {args.run_id}")
+    return 0

@@ -1,0 +1,116 @@
+"""The entry point of `python -m research_core`: parse, check, run one command, report errors in one line.
+
+Errors print one line to stderr and exit non-zero; a user mistake never prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+from collections.abc import Callable
+
+from pydantic import ValidationError
+
+from research_core.cli.commands.compare import compare
+from research_core.cli.commands.library import library
+from research_core.cli.commands.research import decompose, rerun, resume, run
+from research_core.cli.commands.runs import delete, export, list_runs, show
+from research_core.cli.config import command_config, make_runner, validation_line
+from research_core.cli.errors import EXIT_FAILED, EXIT_USAGE, CliError
+from research_core.cli.options import check_numbers
+from research_core.cli.parser import NUMBER_OPTIONS, build_parser
+from research_core.cli.preflight import check_files
+from research_core.cli.signals import Stopped, exit_code, stop_signals_interrupt
+from research_core.cli.terminal import clean_output_streams
+from research_core.configuration import LLMSettings, RunConfig
+from research_core.errors import ArborError
+from research_core.llm import allow_new_calls, stop_new_calls
+from research_core.runs.errors import RunError
+from research_core.runs.runner import Runner
+from research_core.sanitize import strip_url_secrets_in_text
+
+Command = Callable[[argparse.Namespace, Runner, RunConfig | None], int]
+COMMANDS: dict[str, Command] = {
+    "decompose": decompose,
+    "run": run,
+    "resume": resume,
+    "compare": compare,
+    "rerun": rerun,
+    "runs": list_runs,
+    "show": show,
+    "export": export,
+    "delete": delete,
+}
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Execute one parsed command; returns the exit code.
+
+    Numbers and files are checked before any work. Sets `args.resume_hint` to the command that
+    continues the run once a run is known, for the message after Ctrl-C.
+    """
+    problem = check_numbers(args, NUMBER_OPTIONS)
+    if problem:
+        raise CliError(problem)
+    check_files(args)
+    if args.command == "library":
+        return library(args)
+    runner = make_runner(args)
+    config = command_config(args)
+    command = COMMANDS.get(args.command)
+    return command(args, runner, config) if command is not None else EXIT_USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse, run, and turn user errors into one line on stderr.
+
+    Everything printed is cleaned for the terminal; SIGTERM and SIGHUP stop a command like Ctrl-C.
+    """
+    with clean_output_streams(), stop_signals_interrupt(on_stop=stop_new_calls):
+        try:
+            return _main(argv)
+        finally:
+            allow_new_calls()
+
+
+def _main(argv: list[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="arbor: %(message)s")
+    try:
+        return run_command(args)
+    except (CliError, RunError) as exc:
+        _say_error(str(exc))
+        return EXIT_USAGE
+    except ValidationError as exc:  # settings built from flags and the environment
+        _say_error(validation_line(exc, LLMSettings))
+        return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        how = f"stopped by {exc.name}" if isinstance(exc, Stopped) else "interrupted"
+        hint = getattr(args, "resume_hint", None)
+        if hint:
+            _say_error(f"{how}; everything gathered so far is saved; resume with: {hint}")
+        else:
+            _say_error(how)
+        return exit_code(exc)
+    except ArborError as exc:  # the engine's own errors carry a user message
+        _say_error(exc.user_message or f"{type(exc).__name__}: {exc}")
+        return EXIT_FAILED
+    except Exception as exc:
+        _say_error(f"{type(exc).__name__}: {exc}")
+        return EXIT_FAILED
+    finally:
+        try:
+            from research_core.local_model import stop_shared_server
+
+            stop_shared_server()
+        except ImportError:
+            pass
+
+
+def _say_error(message: str) -> None:
+    """Print `arbor: MESSAGE` on stderr as one line; a closed terminal (SIGHUP) is not an error."""
+    lines = [line.strip() for line in strip_url_secrets_in_text(message).splitlines() if line.strip()]
+    with contextlib.suppress(OSError):
+        print(f"arbor: {lines[0] if lines else message}", file=sys.stderr, flush=True)

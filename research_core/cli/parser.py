@@ -1,0 +1,173 @@
+"""The argument parser of `python -m research_core`: every command, its options and their help.
+
+Numeric options only read their number here; their ranges are checked before a command runs
+(`research_core.cli.options`), so a bad value is refused in one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from research_core.cli.options import NumberOption, OneLineParser, field_option
+from research_core.configuration import TEMPLATES, LLMSettings, RunConfig
+from research_core.search.registry import known_backends
+
+ANSWER_HELP = (
+    "the answer to the run's open gate. Plan review: approve | cancel | PLAN.json (an edited plan from "
+    "decompose or the gate). Step gate: continue | stop | EDITS.json (a list of {id, question_text?, priority?, "
+    "skip?}). Drill-down: approve | reject | CHILDREN.json (a list of {question_text, priority}). Plan "
+    "revision: accept | reject | CHANGES.json (the part of {add, drop, reprioritize} to keep). Any FILE.json "
+    'may also hold the full answer object, e.g. {"action": "approve", ...}'
+)
+
+
+# Numeric options, with the ranges of the settings they set; checked in `run_command`.
+LLM_TIMEOUT = field_option("--llm-timeout", LLMSettings, "timeout_s")
+MAX_COST = NumberOption("--max-cost", "max_cost", float, {"ge": 0.0}, "max_total_cost_usd")
+MAX_ITERATIONS = field_option("--max-iterations", RunConfig, "max_iterations")
+PARALLEL = field_option("--parallel", RunConfig, "parallel")
+PRIORITY = NumberOption("--priority", "priority", float, {"ge": 0.0, "le": 1.0}, "priority")
+LIMIT = NumberOption("--limit", "limit", int, {"ge": 1})
+NUMBER_OPTIONS = (LLM_TIMEOUT, MAX_COST, MAX_ITERATIONS, PARALLEL, PRIORITY, LIMIT)
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    """The options every command takes: the database, the LLM, search backends and the main limits."""
+    g = parser.add_argument_group("common options")
+    g.add_argument("--db", type=Path, default=None, help="SQLite database (default: ./data/arbor.db or $ARBOR_DB)")
+    g.add_argument("--llm", choices=["local", "openai"], default=None, help="embedded local model or OpenAI-compatible")
+    g.add_argument("--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
+    g.add_argument("--llm-model", default=None, help="working model (plan, extract, branch synthesis)")
+    g.add_argument("--synthesis-model", default=None, help="model for the final synthesis")
+    g.add_argument("--llm-timeout", type=LLM_TIMEOUT.parse, default=None, help="seconds before one LLM call times out")
+    g.add_argument("--search", default=None, help=f"comma list of search backends ({', '.join(known_backends())})")
+    g.add_argument(
+        "--searxng-url", default=None, help="SearXNG instance for --search searxng (default: $ARBOR_SEARXNG_URL)"
+    )
+    g.add_argument("--max-cost", type=MAX_COST.parse, default=None, help="cost cap in USD")
+    g.add_argument("--max-iterations", type=MAX_ITERATIONS.parse, default=None, help="total iteration budget")
+    g.add_argument("--parallel", type=PARALLEL.parse, default=None, help="branches researched at once (1-16)")
+    g.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """`--set FIELD=VALUE` for any RunConfig limit, on the commands that start research."""
+    fields = ", ".join(sorted(RunConfig.model_fields))
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help=f"set any run limit, e.g. --set max_depth=3 --set drill_down_on=adequate (fields: {fields})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `python -m research_core`."""
+    parser = OneLineParser(prog="python -m research_core", description="Arbor hierarchical research")
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_research_commands(sub)
+    _add_record_commands(sub)
+    _add_library_commands(sub)
+    return parser
+
+
+# `sub` below is what ArgumentParser.add_subparsers returns.
+
+
+def _add_research_commands(sub: Any) -> None:
+    """decompose, run, resume, compare and rerun: the commands that research."""
+    p = sub.add_parser("decompose", help="propose a plan of sub-questions for a question")
+    p.add_argument("question")
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--json", type=Path, default=None, help="write the plan as JSON (editable, for run --plan)")
+    add_limit_options(p)
+    add_common_options(p)
+
+    p = sub.add_parser("run", help="research a question")
+    p.add_argument("question")
+    p.add_argument(
+        "--mode",
+        choices=["auto", "flat", "hierarchical", "hypothesis"],
+        default=None,
+        help="auto: classify the question; hypothesis: propose, test and judge hypotheses",
+    )
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
+    p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
+    p.add_argument("--step", action="store_true", help="pause after each branch")
+    p.add_argument("--language", default=None, help="language of the report (default: the question's)")
+    p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
+    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
+    add_limit_options(p)
+    add_common_options(p)
+
+    p = sub.add_parser(
+        "resume",
+        help="answer a run's gate, or continue a run after a crash or failure",
+        description="Continue a run with its own LLM settings (from when it started) unless --llm* flags are "
+        "given; its limits and search backends stay those it started with.",
+    )
+    p.add_argument("run_id")
+    p.add_argument("--answer", default=None, help=ANSWER_HELP)
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--json", type=Path, default=None)
+    add_common_options(p)
+
+    p = sub.add_parser("compare", help="run a question flat and hierarchical with the same budget, or compare 2 runs")
+    p.add_argument("question", nargs="?", default=None)
+    p.add_argument("--runs", nargs=2, metavar="RUN_ID", default=None, help="compare two finished runs instead")
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--sequential", action="store_true", help="run the two modes one after the other")
+    p.add_argument("--json", type=Path, default=None, help="write the comparison as JSON")
+    add_limit_options(p)
+    add_common_options(p)
+
+    p = sub.add_parser("rerun", help="re-research one branch of a finished run (a new, linked run)")
+    p.add_argument("run_id")
+    p.add_argument("branch_id")
+    p.add_argument("--question", default=None, help="new text for the branch")
+    p.add_argument("--priority", type=PRIORITY.parse, default=None, help="0 to 1")
+    p.add_argument("--out", type=Path, default=None)
+    p.add_argument("--json", type=Path, default=None)
+    add_common_options(p)
+
+
+def _add_record_commands(sub: Any) -> None:
+    """runs, show, export and delete: the commands over recorded runs."""
+    p = sub.add_parser("runs", help="list runs")
+    add_common_options(p)
+
+    p = sub.add_parser("show", help="show a run's status and open gate")
+    p.add_argument("run_id")
+    add_common_options(p)
+
+    p = sub.add_parser("export", help="export a finished run")
+    p.add_argument("run_id")
+    p.add_argument("--format", choices=["md", "html", "json", "jsonl"], default="md", help="jsonl: the execution log")
+    p.add_argument("--out", type=Path, required=True)
+    add_common_options(p)
+
+    p = sub.add_parser("delete", help="delete a run and its checkpoints")
+    p.add_argument("run_id")
+    add_common_options(p)
+
+
+def _add_library_commands(sub: Any) -> None:
+    """library add, search, list and remove."""
+    lib = sub.add_parser("library", help="the local document library")
+    lib_sub = lib.add_subparsers(dest="library_command", required=True)
+    p = lib_sub.add_parser("add", help="index documents (.txt .md .html .pdf)")
+    p.add_argument("paths", nargs="+", type=Path)
+    add_common_options(p)
+    p = lib_sub.add_parser("search", help="search the library")
+    p.add_argument("terms")
+    p.add_argument("--limit", type=LIMIT.parse, default=5)
+    add_common_options(p)
+    p = lib_sub.add_parser("list", help="list indexed documents")
+    add_common_options(p)
+    p = lib_sub.add_parser("remove", help="remove a document by id")
+    p.add_argument("doc_id")
+    add_common_options(p)

@@ -1,0 +1,50 @@
+"""The one SQLite file of an installation: where it is, and how every part opens it.
+
+WAL mode lets the UI read while a run writes; every connection waits on a busy database
+instead of failing, so a CLI run and the app can share the file. The run records
+(`research_core.runs.store`), the LangGraph checkpoints, the document library and the page cache
+all live in it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+DEFAULT_DB = Path("data") / "arbor.db"
+BUSY_TIMEOUT_MS = 30_000
+
+
+def default_db_path() -> Path:
+    """`$ARBOR_DB` if set, else ./data/arbor.db."""
+    return Path(os.environ.get("ARBOR_DB", DEFAULT_DB))
+
+
+def connect(db_path: Path | str) -> sqlite3.Connection:
+    """Open the database (creating its folder) in WAL mode, usable from several threads."""
+    path = Path(db_path)
+    if str(path) != ":memory:":
+        path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if str(path) != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+@contextmanager
+def open_checkpointer(db_path: Path | str) -> Iterator[SqliteSaver]:
+    """A SqliteSaver on its own connection to the database, closed on exit."""
+    conn = connect(db_path)
+    try:
+        saver = SqliteSaver(conn)
+        saver.setup()
+        yield saver
+    finally:
+        conn.close()

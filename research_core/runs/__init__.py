@@ -1,0 +1,7 @@
+"""The one API the UI and the CLI use for runs.
+
+`runner.Runner` starts, drives, inspects and deletes runs; `store.RunStore` keeps their records
+(`records`); `snapshot`, `live_state`, `result`, `progress` and `outcome` say what a run looks
+like and how a drive ended; `ownership` says which process drives a run; `inputs` cleans what a
+user types; `rerun` and `compare` build a branch re-run and a side-by-side comparison.
+"""

@@ -1,0 +1,81 @@
+"""What a run looks like right now, for the CLI and the UI: its record and its live checkpoint together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.types import StateSnapshot
+
+from research_core.costs import summarize_costs
+from research_core.plan import tree_order
+from research_core.runs.records import RunRecord
+from research_core.sanitize import strip_url_secrets_in_text
+from research_core.schemas import CostTotals
+
+
+@dataclass
+class RunSnapshot:
+    """What a run looks like right now, for the CLI and the UI."""
+
+    run_id: str
+    question: str
+    status: str
+    mode: str | None
+    pending: dict[str, Any] | None
+    branches: list[dict[str, Any]]
+    findings: list[dict[str, Any]]
+    sources: list[dict[str, Any]]
+    costs: CostTotals
+    log: list[dict[str, Any]]
+    warnings: list[str]
+    final_answer: str | None
+    error: str | None
+    config: dict[str, Any]
+    created_at: str | None = None
+    active: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def shown_status(record_status: str, *, active: bool, owner_is_alive: bool) -> str:
+    """The status to show: a run recorded as running whose driver is gone is `interrupted` (resumable)."""
+    if record_status == "running" and not active and not owner_is_alive:
+        return "interrupted"
+    return record_status
+
+
+def build_snapshot(
+    record: RunRecord,
+    state: StateSnapshot,
+    values: dict[str, Any],
+    *,
+    status: str,
+    active: bool,
+    events: list[dict[str, Any]],
+) -> RunSnapshot:
+    """The snapshot of a run from its record and live state (`values` include the chains' progress).
+
+    Branches come in plan-tree order; the open gate's payload is `pending`; warnings are listed
+    once each; the stored error is shown without credentials in URLs.
+    """
+    branches = values.get("branches", {})
+    order = tree_order(branches, values.get("branch_order", []))
+    return RunSnapshot(
+        run_id=record.id,
+        question=record.question,
+        status=status,
+        mode=values.get("mode") or record.mode,
+        pending=state.interrupts[0].value if state.interrupts else None,
+        branches=[branches[b] for b in order],
+        findings=values.get("findings", []),
+        sources=values.get("sources", []),
+        costs=summarize_costs(values.get("costs", [])),
+        log=values.get("log", []),
+        warnings=list(dict.fromkeys(values.get("warnings", []))),
+        final_answer=values.get("final_answer"),
+        error=strip_url_secrets_in_text(record.error) if record.error else None,
+        config=record.config,
+        created_at=record.created_at,
+        active=active,
+        events=events,
+    )

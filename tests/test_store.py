@@ -1,0 +1,85 @@
+"""The run store hands out typed records (research_core/runs/store.py, runs/records.py)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from pydantic import ValidationError
+
+from research_core.runs.records import RunRecord, RunSummary, RunTotals
+from research_core.runs.store import RunOwnedElsewhere, RunStore
+
+CONFIG = {"mode": "hierarchical", "template": "comparison", "max_iterations": 12}
+LLM = {"provider": "openai", "model": "gpt-4o-mini", "base_url": "http://localhost:1/v1"}
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = RunStore(tmp_path / "arbor.db")
+    yield s
+    s.close()
+
+
+def test_a_new_run_reads_back_with_what_it_was_started_with(store):
+    store.create("r1", "Compare A and B", CONFIG, parent_run_id="r0", llm=LLM)
+    record = store.get("r1")
+    assert isinstance(record, RunRecord)
+    assert (record.id, record.question, record.status, record.mode, record.template) == (
+        "r1",
+        "Compare A and B",
+        "created",
+        "hierarchical",
+        "comparison",
+    )
+    assert record.config == CONFIG and record.llm == LLM and record.parent_run_id == "r0"
+    assert record.plan is None and record.totals is None and not record.has_result and record.active_s == 0.0
+
+
+def test_updates_show_in_the_record_and_the_list(store):
+    store.create("r1", "Q1", CONFIG)
+    store.create("r2", "Q2", CONFIG)
+    plan = {"question": "Q2", "sub_questions": [{"id": "sq_001"}]}
+    totals = RunTotals(cost_usd=0.0123, llm_calls=4, partial=True)
+    store.update("r2", status="failed", error="The LLM timed out.", plan_json=plan, totals_json=totals.to_record())
+    assert store.add_active_seconds("r2", 2.5) == 2.5 and store.add_active_seconds("r2", -1) == 2.5
+    record = store.get("r2")
+    assert record.plan == plan and record.totals == totals and record.active_s == 2.5
+    assert record.error == "The LLM timed out."
+    rows = store.list()
+    assert all(isinstance(r, RunSummary) and not isinstance(r, RunRecord) for r in rows)
+    assert [r.id for r in rows] == ["r2", "r1"]  # newest first
+    assert rows[0].totals.cost_usd == 0.0123 and rows[0].status == "failed" and rows[1].totals is None
+
+
+def test_unreadable_stored_totals_or_llm_settings_are_ignored_not_fatal(store, caplog):
+    caplog.set_level(logging.WARNING)
+    store.create("r1", "Q", CONFIG)
+    store.update("r1", totals_json="{not json", llm_json="[1, 2]")
+    record = store.get("r1")
+    assert record.totals is None and record.llm is None  # History still lists the run
+    assert store.list()[0].totals is None
+    assert "unreadable stored totals" in caplog.text
+
+
+def test_a_damaged_result_is_reported_when_read_not_when_listing(store):
+    store.create("r1", "Q", CONFIG)
+    assert store.result("r1") is None and store.result("missing") is None
+    store.update("r1", result_json='{"run_id": "r1"}')
+    assert store.get("r1").has_result and store.list()[0].id == "r1"
+    with pytest.raises(ValidationError):
+        store.result("r1")
+
+
+def test_a_run_driven_by_a_live_owner_is_neither_claimed_nor_deleted(store):
+    store.create("r1", "Q", CONFIG)
+    assert store.claim("r1", 111, "t1", lambda pid, token: True) is None
+    record = store.get("r1")
+    assert (record.status, record.owner_pid, record.owner_token) == ("running", 111, "t1")
+    assert store.claim("r1", 222, "t2", lambda pid, token: True) == 111  # refused: 111 drives it
+    with pytest.raises(RunOwnedElsewhere) as caught:
+        store.delete("r1", lambda pid, token: True)
+    assert caught.value.pid == 111 and store.get("r1") is not None
+    assert store.claim("r1", 222, "t2", lambda pid, token: False) is None  # 111 is gone: taken over
+    assert store.delete("r1", lambda pid, token: pid != 222 and token != "t2") and store.get("r1") is None
+    assert not store.delete("r1")
