@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from research_core.export import to_markdown
+from research_core.research.part_coverage import uncovered_parts
 from research_core.search.library import DocumentLibrary
 from research_core.stopping import branch_stop_decision
 from tests.conftest import config, make_runner
@@ -193,3 +194,18 @@ def test_the_report_keeps_every_answered_branch_when_the_overview_names_only_one
     assert "Rust" not in report
     # the count covers the overview and every branch answer in the report
     assert result.synthesis.statements_checked >= 1 + sum(b.get("statements_checked") or 0 for b in answered)
+
+
+def test_a_flat_branch_keeps_searching_while_a_part_of_its_question_has_no_finding():
+    question = (
+        "What transaction isolation levels does PostgreSQL offer, how does SQLite isolate transactions, "
+        "and which settings of Python's sqlite3 module control transactions?"
+    )
+    found = ["PostgreSQL offers Read Committed, Repeatable Read and Serializable isolation levels."]
+    missing = uncovered_parts(question, found)
+    assert [m[:19] for m in missing] == ["how does SQLite iso", "which settings of P"]
+    decision = branch_stop_decision(2, 6, 2, [0.9, 0.9, 0.9], distinct_sources=2, uncovered=missing)
+    assert not decision.stop and "SQLite isolate" in decision.reason
+    found += ["SQLite isolates transactions by locking the database file.", "The sqlite3 module's autocommit setting"]
+    assert uncovered_parts(question, found) == []
+    assert branch_stop_decision(6, 6, 2, [0.9], distinct_sources=1, uncovered=missing).stop  # the budget ends it
