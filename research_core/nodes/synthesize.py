@@ -19,6 +19,7 @@ from research_core.hypotheses import judge_hypothesis
 from research_core.llm import LLMError
 from research_core.plan import section_numbers, tree_order
 from research_core.prompts import render_prompt
+from research_core.sanitize import strip_terminal_escapes
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -326,7 +327,8 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
             f"The final synthesis failed ({exc.user_message}); the report shows the branch answers without an overview."
         )
         return report_fallback(state, numbering, message, [c.model_dump() for c in exc.costs], [])
-    text, removed = drop_unknown_numbers(raw.strip(), len(numbering))
+    # escape sequences would count as words in the grounding check; they never belong in a report
+    text, removed = drop_unknown_numbers(strip_terminal_escapes(raw).strip(), len(numbering))
     log = []
     if removed:
         log.append(

@@ -46,7 +46,7 @@ def drop_sections(text: str, pattern: re.Pattern[str] = _LEFT_OUT) -> str:
 def branch_section(number: str, question: str, answer: str) -> str:
     """A branch answer under a heading whose level follows its depth (1 -> "##", 1.2 -> "###")."""
     level = "#" * min(6, 2 + number.count("."))
-    return f"{level} {number} {question.strip()}\n\n{answer.strip()}"
+    return f"{level} {number} {' '.join(question.split())}\n\n{answer.strip()}"
 
 
 def limitations(gaps: Iterable[str]) -> str:
