@@ -44,3 +44,12 @@ def test_the_report_puts_branch_answers_between_the_lead_and_the_conclusion():
 
 def test_without_an_overview_the_report_is_the_branch_answers():
     assert assemble_report("", ["## 1 A?\n\nAnswer A."], []) == "## 1 A?\n\nAnswer A."
+
+
+def test_an_overview_that_opens_with_an_overview_heading_gives_its_body_as_the_lead():
+    lead, rest = split_lead("### Overview\nBoth lock [1].\n\n### Conclusion\nPick one [2].")
+    assert lead == "Both lock [1]."
+    assert rest == "### Conclusion\nPick one [2]."
+    report = assemble_report("### Overview\nBoth lock [1].\n\n### Conclusion\nPick one [2].", ["## 1 A?\n\nA."], [])
+    assert report.startswith("Both lock [1].\n\n## 1 A?")
+    assert "\n## Conclusion\nPick one [2]." in report

@@ -19,6 +19,7 @@ from research_core.hypotheses import judge_hypothesis
 from research_core.llm import LLMError
 from research_core.plan import section_numbers, tree_order
 from research_core.prompts import render_prompt
+from research_core.research.evidence import support_share
 from research_core.sanitize import strip_terminal_escapes
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
@@ -26,6 +27,9 @@ from research_core.state import ResearchState
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections
 from research_core.verification import verify_citations
+
+# Share of a finding's content words an answer must contain to count as stating it.
+SAID_BAR = 0.6
 
 
 def findings_as_markdown(findings: list[dict], local: dict[str, int]) -> str:
@@ -138,7 +142,9 @@ def ground_branch_answer(
     """Ground a branch answer in its sources; (text, branch fields, log entry fields).
 
     Statements no source supports are removed; if none is left, the findings (each already
-    supported by its source) stand in. An answer resting on one source says so.
+    supported by its source) stand in. Findings the answer leaves out are listed under
+    "Also found", so every checked finding reaches the report once. An answer resting on one
+    source says so.
     """
     by_id = {s["id"]: s for s in sources}
     grounded = ground_text(text, by_id)
@@ -147,6 +153,16 @@ def ground_branch_answer(
         removed = grounded.removed
         grounded = ground_text(listed, by_id)
         grounded.removed = removed + grounded.removed
+    else:
+        left_out = [f for f in findings if not said_in(f["text"], grounded.text)]
+        if left_out:
+            local = {sid: n for n, sid in reverse.items()}
+            listed, _ = numbered_to_markers(findings_as_markdown(left_out, local), reverse)
+            extra = ground_text(listed, by_id)
+            grounded.text = f"{grounded.text}\n\nAlso found:\n{extra.text}".strip()
+            grounded.statements += extra.statements
+            grounded.supported += extra.supported
+            grounded.removed += extra.removed
     text = grounded.text
     used = cited_source_ids(text)
     if len(used) == 1:
@@ -154,6 +170,11 @@ def ground_branch_answer(
     fields = {"statements_checked": grounded.statements, "statements_supported": grounded.supported}
     reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:6]) if grounded.removed else ""
     return text, fields, {"kind": "grounding", "message": grounding_note(grounded), "reasoning": reasoning}
+
+
+def said_in(finding: str, answer: str) -> bool:
+    """Whether the answer already states the finding (most of its content words are in it)."""
+    return support_share(finding, answer) >= SAID_BAR
 
 
 def _write_answer(
@@ -175,10 +196,8 @@ def _write_answer(
         message = f"Removed {removed} citation(s) to sources that do not exist."
         log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
     if not cited_source_ids(text):
-        # Small models often forget citations: attach the cited findings so every claim stays traceable.
-        key, _ = numbered_to_markers(bullet_list, reverse)
-        text = f"{text}\n\nKey findings:\n{key}" if text else key
-        message = "The synthesis cited no source; the cited findings were attached."
+        # Small models often forget citations; grounding attaches them or lists the findings instead.
+        message = "The synthesis cited no source; the engine attaches citations from the findings."
         log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
     return text, {"costs": [entry.model_dump()], "log": log, "warnings": []}
 

@@ -19,15 +19,30 @@ from collections.abc import Iterable
 
 _HEADING = re.compile(r"^#{1,6}\s+(.*)$")
 _LEFT_OUT = re.compile(r"limitation|caveat|\bgaps?\b|open question|sources|references", re.IGNORECASE)
+_LEAD_HEADING = re.compile(r"overview|summary|direct answer|short answer|introduction|^answer", re.IGNORECASE)
 
 
 def split_lead(text: str) -> tuple[str, str]:
-    """(text before the first Markdown heading, the rest from that heading on)."""
+    """(the direct answer, the rest from the next heading on).
+
+    The direct answer is the text before the first heading, or, when the text opens with an
+    "Overview" or "Summary" heading, that section's body.
+    """
     lines = text.strip().splitlines()
-    for i, line in enumerate(lines):
-        if _HEADING.match(line.strip()):
-            return "\n".join(lines[:i]).strip(), "\n".join(lines[i:]).strip()
-    return text.strip(), ""
+    starts = [i for i, line in enumerate(lines) if _HEADING.match(line.strip())]
+    if not starts:
+        return text.strip(), ""
+    lead = "\n".join(lines[: starts[0]]).strip()
+    heading = _HEADING.match(lines[starts[0]].strip())
+    if not lead and heading and _LEAD_HEADING.search(heading.group(1)):
+        end = starts[1] if len(starts) > 1 else len(lines)
+        return "\n".join(lines[starts[0] + 1 : end]).strip(), "\n".join(lines[end:]).strip()
+    return lead, "\n".join(lines[starts[0] :]).strip()
+
+
+def top_level_headings(text: str) -> str:
+    """Every heading of `text` at level two, so the overview's sections sit beside the branch sections."""
+    return "\n".join(f"## {m.group(1)}" if (m := _HEADING.match(line.strip())) else line for line in text.splitlines())
 
 
 def drop_sections(text: str, pattern: re.Pattern[str] = _LEFT_OUT) -> str:
@@ -58,5 +73,5 @@ def limitations(gaps: Iterable[str]) -> str:
 def assemble_report(overview: str, sections: list[str], gaps: Iterable[str]) -> str:
     """The report: the overview's lead, the branch sections, the overview's other sections, the limitations."""
     lead, rest = split_lead(drop_sections(overview))
-    parts = [lead, *sections, rest, limitations(gaps)]
+    parts = [lead, *sections, top_level_headings(rest), limitations(gaps)]
     return "\n\n".join(p for p in parts if p.strip())
