@@ -20,6 +20,13 @@ least half of its content words anywhere in the whole indexed page, which is del
 looser than the engine's own check (against the passage read) so the benchmark does not
 simply restate it.
 
+With `--search web` the same runs go through the web path instead of the library: a local web on
+127.0.0.1 serves the manuals' pages and answers SearXNG-format searches over them
+(`tests/fakes/local_web.py`), the engine searches it with its `searxng` backend and, with
+`--read-pages on`, fetches each kept result, extracts it with trafilatura and gives the model the
+passages that answer the branch; with `--read-pages off` the model sees only the search snippets.
+`--read-pages both` runs every question both ways.
+
 Takes tens of minutes on 2 cores. Run: .venv/bin/python -m bench.research_quality [--questions m1,s1]
 """
 
@@ -47,6 +54,7 @@ from research_core.nodes.classify import classify_question
 from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from research_core.services import Services
+from tests.fakes.local_web import LocalWeb, serve_local_web
 
 QUESTIONS = Path(__file__).with_name("research_quality_questions.json")
 MANUALS = {
@@ -205,8 +213,21 @@ def page_texts(db: Path) -> dict[str, str]:
     return {url: text.lower() for url, text in rows}
 
 
+# web address prefix -> manual folder, while the local web serves the manuals
+WEB_FOLDERS: dict[str, str] = {}
+
+
+def page_path(url: str) -> str:
+    """The manual file behind a URL: library URLs are paths already, local web URLs map to their folder."""
+    for prefix, folder in WEB_FOLDERS.items():
+        if url.startswith(prefix):
+            return folder + url[len(prefix) - 1 :]
+    return url
+
+
 def manual_of(url: str) -> str | None:
     """Which manual a page belongs to."""
+    url = page_path(url)
     for name, folder in MANUALS.items():
         if url.startswith(folder + "/"):
             return name
@@ -264,7 +285,7 @@ def measure(result: Any, question: dict, texts: dict[str, str]) -> dict[str, Any
         if not refs:
             continue
         cited += 1
-        if any(supported_by(sentence, texts.get(s.url, s.snippet.lower())) for s in refs):
+        if any(supported_by(sentence, texts.get(page_path(s.url), s.snippet.lower())) for s in refs):
             supported += 1
     by_id = {s.id: s for s in result.sources}
     findings = [f for b in result.sub_questions for f in b.get("findings", [])]
@@ -323,13 +344,13 @@ def mode_check(runner: Runner, questions: list[dict]) -> list[dict[str, Any]]:
     return rows
 
 
-def run_config(question: str, mode: str, max_iterations: int) -> RunConfig:
-    """The benchmark's budget, the same for flat and hierarchical runs."""
+def run_config(question: str, mode: str, max_iterations: int, reading: dict[str, Any] | None = None) -> RunConfig:
+    """The benchmark's budget, the same for flat and hierarchical runs; `reading` picks the web path."""
     return build_run_config(
         "general",
         question,
         mode=mode,
-        search_backends=["library"],
+        **(reading or {"search_backends": ["library"]}),
         auto_approve=True,
         max_iterations=max_iterations,
         sub_question_min_iterations=2,
@@ -341,25 +362,41 @@ def run_config(question: str, mode: str, max_iterations: int) -> RunConfig:
 
 
 def research_runs(
-    db: Path, questions: list[dict], texts: dict[str, str], max_iterations: int, modes: list[str]
+    db: Path,
+    questions: list[dict],
+    texts: dict[str, str],
+    max_iterations: int,
+    modes: list[str],
+    readings: dict[str, dict[str, Any] | None],
 ) -> list[dict[str, Any]]:
-    """The questions marked "run", researched for real."""
+    """The questions marked "run", researched for real, once per reading setup ({label: config fields})."""
     runner = Runner(db, llm_settings=LLMSettings(provider="local", timeout_s=900))
     rows = []
     for q in questions:
         for mode in modes if q["parts"] > 1 else ["auto"]:
-            snap = runner.start(q["question"], run_config(q["question"], mode, max_iterations))
-            result = runner.result(snap.run_id)
-            if result is None:
-                rows.append({"id": q["id"], "asked": mode, "status": snap.status, "error": snap.error})
-                print(f"run  {q['id']:>4} {mode}: {snap.status} {snap.error}", flush=True)
-                continue
-            row = {"id": q["id"], "asked": mode, "run_id": snap.run_id, **measure(result, q, texts)}
-            print(f"run  {q['id']:>4} {mode}: {json.dumps(row)}", flush=True)
-            row["report"] = result.final_answer
-            row["sub_questions"] = [b["question_text"] for b in result.sub_questions]
-            rows.append(row)
+            for label, reading in readings.items():
+                snap = runner.start(q["question"], run_config(q["question"], mode, max_iterations, reading))
+                result = runner.result(snap.run_id)
+                head = {"id": q["id"], "asked": mode, "reading": label}
+                if result is None:
+                    rows.append({**head, "status": snap.status, "error": snap.error})
+                    print(f"run  {q['id']:>4} {mode} {label}: {snap.status} {snap.error}", flush=True)
+                    continue
+                row = {**head, "run_id": snap.run_id, **measure(result, q, texts)}
+                row["pages_read"] = sum(int(b.get("pages_read") or 0) for b in result.sub_questions)
+                row["pages_failed"] = sum(int(b.get("pages_failed") or 0) for b in result.sub_questions)
+                print(f"run  {q['id']:>4} {mode} {label}: {json.dumps(row)}", flush=True)
+                row["report"] = result.final_answer
+                row["sub_questions"] = [b["question_text"] for b in result.sub_questions]
+                rows.append(row)
     return rows
+
+
+def web_readings(web: LocalWeb, choice: str) -> dict[str, dict[str, Any] | None]:
+    """Config fields for the web path through the local web: pages read, snippets only, or both."""
+    base = {"search_backends": ["searxng"], "searxng_url": web.base_url, "fetch_private_addresses": True}
+    both = {"pages": {**base, "read_pages": True}, "snippets": {**base, "read_pages": False}}
+    return {"on": {"pages": both["pages"]}, "off": {"snippets": both["snippets"]}, "both": both}[choice]
 
 
 def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -367,6 +404,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in rows if "statements" in r]
     s = {k: sum(r[k] for r in ok) for k in ("statements", "cited", "supported", "uncited", "findings", "on_topic")}
     s.update({k: sum(r[k] for r in ok) for k in ("aspects", "aspects_total", "dropped", "llm_calls", "tokens")})
+    s.update({k: sum(r.get(k, 0) for r in ok) for k in ("pages_read", "pages_failed")})
     s["runs"] = len(ok)
     s["supported_share"] = round(s["supported"] / s["statements"], 3) if s["statements"] else None
     s["uncited_share"] = round(s["uncited"] / s["statements"], 3) if s["statements"] else None
@@ -386,6 +424,8 @@ def main() -> None:
     parser.add_argument("--skip-mode", action="store_true")
     parser.add_argument("--skip-runs", action="store_true")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--search", choices=["library", "web"], default="library", help="library, or the local web")
+    parser.add_argument("--read-pages", choices=["on", "off", "both"], default="both", help="with --search web")
     args = parser.parse_args()
     spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
     chosen = [q for q in spec if args.questions is None or q["id"] in args.questions.split(",")]
@@ -407,15 +447,23 @@ def main() -> None:
                 print(f"mode: {right}/{len(figures['mode'])} right", flush=True)
             if not args.skip_runs:
                 run_questions = [q for q in chosen if q.get("run") or args.questions]
-                figures["runs"] = research_runs(db, run_questions, texts, args.max_iterations, args.modes.split(","))
-                for label, keep in (
-                    ("flat", lambda r: r["asked"] == "flat"),
-                    ("hierarchical", lambda r: r["asked"] == "hierarchical"),
-                    ("auto (single facts)", lambda r: r["asked"] == "auto"),
-                    ("all", lambda r: True),
-                ):
-                    figures.setdefault("totals", {})[label] = totals([r for r in figures["runs"] if keep(r)])
-                    print(f"totals {label}: {json.dumps(figures['totals'][label])}", flush=True)
+                modes = args.modes.split(",")
+                if args.search == "web":
+                    started = time.perf_counter()
+                    with serve_local_web(LocalWeb(MANUALS)) as web:
+                        WEB_FOLDERS.update({f"{web.base_url}/{name}/": folder for name, folder in MANUALS.items()})
+                        print(f"local web: {web.base_url} ({time.perf_counter() - started:.0f} s to index)", flush=True)
+                        readings = web_readings(web, args.read_pages)
+                        figures["runs"] = research_runs(db, run_questions, texts, args.max_iterations, modes, readings)
+                else:
+                    readings = {"library": None}
+                    figures["runs"] = research_runs(db, run_questions, texts, args.max_iterations, modes, readings)
+                groups = [(f"{m} {r}", m, r) for r in readings for m in ("flat", "hierarchical", "auto")]
+                for label, mode, reading in [*groups, ("all", None, None)]:
+                    rows = [x for x in figures["runs"] if mode is None or (x["asked"], x["reading"]) == (mode, reading)]
+                    if rows:
+                        figures.setdefault("totals", {})[label] = totals(rows)
+                        print(f"totals {label}: {json.dumps(figures['totals'][label])}", flush=True)
     finally:
         stop_shared_server()
     if args.json:

@@ -23,6 +23,7 @@ def branch_stop_decision(
     confidence_for_stop: float = 0.7,
     distinct_sources: int | None = None,
     min_sources: int = 2,
+    uncovered: Sequence[str] = (),
 ) -> StopDecision:
     """Decide whether a branch is done.
 
@@ -30,7 +31,8 @@ def branch_stop_decision(
     findings, or (b) the average confidence is at least `confidence_for_stop` with 2+ findings,
     or (c) the branch's budget is spent. When `distinct_sources` is given, (a) and (b) also need
     `min_sources` distinct sources: evidence resting on one page is thin, so the branch keeps
-    searching while its budget allows.
+    searching while its budget allows. Likewise while parts of the branch's question are
+    `uncovered` by any finding.
     """
     n = len(confidences)
     avg = sum(confidences) / n if n else 0.0
@@ -38,6 +40,9 @@ def branch_stop_decision(
         return StopDecision(
             False, f"continue: {n} findings from {distinct_sources} source(s), {iterations_done}/{allocated} iterations"
         )
+    if uncovered and iterations_done < allocated:
+        missing = "; ".join(p[:60] for p in uncovered[:3])
+        return StopDecision(False, f"continue: no finding yet on {missing} ({iterations_done}/{allocated} iterations)")
     if iterations_done >= min_iterations and n >= findings_for_stop:
         return StopDecision(True, f"enough findings ({n}) after {iterations_done} iterations")
     if n >= 2 and avg >= confidence_for_stop:

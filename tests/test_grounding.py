@@ -42,3 +42,20 @@ def test_a_comparison_is_supported_by_its_two_sources_together():
     text = "SQLite readers and writer versus PostgreSQL multiversion snapshots, decided differently here."
     out = ground_text(text, SOURCES)
     assert out.supported == 1 and "[[src:aaa111]]" in out.text and "[[src:bbb222]]" in out.text
+
+
+def test_a_code_block_no_source_shows_is_removed_whole_and_counted():
+    text = (
+        "Use a window function to rank rows [[src:a1]].\n"
+        "```sql\nSELECT rank() OVER (PARTITION BY city) FROM moon_bases;\n```\nDone."
+    )
+    out = ground_text(text, {"a1": {"title": "Window functions", "snippet": "Use a window function to rank rows."}})
+    assert "moon_bases" not in out.text and "```" not in out.text
+    assert out.statements == 2 and out.supported == 1
+
+
+def test_a_code_block_a_source_shows_is_kept_closed_and_cited():
+    source = {"title": "VACUUM", "snippet": "Run VACUUM FULL on the table to reclaim space: VACUUM FULL mytable;"}
+    out = ground_text("Reclaim disk space with a full vacuum [[src:v1]].\n```sql\nVACUUM FULL mytable;", {"v1": source})
+    assert "VACUUM FULL mytable;\n```\n(code as in [[src:v1]])" in out.text
+    assert out.supported == out.statements == 2

@@ -234,8 +234,10 @@ def leaky_script() -> ScriptedLLM:
         return default_reply("synthesize_branch", body).replace("scripted answer.", f"the model quoted {LEAKED}.")
 
     def report(body: dict) -> str:
-        # in the limitations, which grounding leaves as written (an unsupported claim elsewhere is removed)
-        return default_reply("meta_synthesis", body).replace("Scripted data.", f"Use the key {LEAKED}.")
+        # a remark that asserts no fact, which grounding leaves as written (an unsupported claim is removed)
+        return default_reply("meta_synthesis", body).replace(
+            "A scripted conclusion.", f"The sources do not say where to use the key {LEAKED}."
+        )
 
     return ScriptedLLM(script={"synthesize_branch": branch, "meta_synthesis": report})
 
@@ -252,7 +254,7 @@ def test_key_like_model_output_is_redacted_on_the_pages_and_the_terminal(tmp_pat
         assert main(["run", QUESTION, "--auto", "--mode", "hierarchical", *argv]) == 0
         captured = capsys.readouterr()
         run_id = captured.err.split("run id ")[1].split()[0]
-        assert "Use the key [redacted]." in captured.out and LEAKED not in captured.out + captured.err
+        assert "where to use the key [redacted]." in captured.out and LEAKED not in captured.out + captured.err
         monkeypatch.setenv("ARBOR_DB", str(db))
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")

@@ -48,7 +48,9 @@ def escaping_script() -> ScriptedLLM:
         return json.dumps(plan)
 
     def report(body: dict) -> str:
-        return default_reply("meta_synthesis", body) + f"\n\nSee {ESCAPES} and {BIDI}here."
+        # a remark that asserts no fact, so grounding keeps it in the report
+        remark = f"See {ESCAPES} and {BIDI}here; the sources do not say more."
+        return default_reply("meta_synthesis", body).replace("A scripted conclusion.", remark)
 
     return ScriptedLLM(script={"decompose": decompose, "meta_synthesis": report})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from research_core.export import to_markdown
+from research_core.research.part_coverage import uncovered_parts
 from research_core.search.library import DocumentLibrary
 from research_core.stopping import branch_stop_decision
 from tests.conftest import config, make_runner
@@ -168,3 +169,43 @@ def test_thin_evidence_keeps_a_branch_searching_while_its_budget_allows():
     assert not branch_stop_decision(1, 4, 2, [0.9, 0.8], distinct_sources=1).stop
     assert branch_stop_decision(1, 4, 2, [0.9, 0.8], distinct_sources=2).stop
     assert branch_stop_decision(4, 4, 2, [0.9, 0.8], distinct_sources=1).stop  # the budget still ends it
+
+
+def test_the_report_keeps_every_answered_branch_when_the_overview_names_only_one(tmp_path):
+    # a small model's overview: one cited sentence and an invented limitations section
+    overview = (
+        "SQLite allows many concurrent readers but only one writer at a time [1].\n\n"
+        "## Limitations\nPostgreSQL was rewritten in Rust in 2019 and nobody has checked it."
+    )
+    with serve(ScriptedLLM(script={"meta_synthesis": [overview]})) as (url, _):
+        runner = _library_runner(tmp_path, url)
+        snap = runner.start(
+            "How does SQLite handle concurrent writers, and what does its write-ahead log change?",
+            config(mode="hierarchical", auto_approve=True, search_backends=["library"]),
+        )
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    report = result.final_answer
+    answered = [b for b in result.sub_questions if b["status"] == "completed" and b.get("findings")]
+    assert len(answered) >= 2
+    for branch in answered:
+        assert branch["question_text"] in report
+        assert branch["findings"][0]["text"][:60] in report
+    assert "Rust" not in report
+    # the count covers the overview and every branch answer in the report
+    assert result.synthesis.statements_checked >= 1 + sum(b.get("statements_checked") or 0 for b in answered)
+
+
+def test_a_flat_branch_keeps_searching_while_a_part_of_its_question_has_no_finding():
+    question = (
+        "What transaction isolation levels does PostgreSQL offer, how does SQLite isolate transactions, "
+        "and which settings of Python's sqlite3 module control transactions?"
+    )
+    found = ["PostgreSQL offers Read Committed, Repeatable Read and Serializable isolation levels."]
+    missing = uncovered_parts(question, found)
+    assert [m[:19] for m in missing] == ["how does SQLite iso", "which settings of P"]
+    decision = branch_stop_decision(2, 6, 2, [0.9, 0.9, 0.9], distinct_sources=2, uncovered=missing)
+    assert not decision.stop and "SQLite isolate" in decision.reason
+    found += ["SQLite isolates transactions by locking the database file.", "The sqlite3 module's autocommit setting"]
+    assert uncovered_parts(question, found) == []
+    assert branch_stop_decision(6, 6, 2, [0.9], distinct_sources=1, uncovered=missing).stop  # the budget ends it

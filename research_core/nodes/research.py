@@ -14,6 +14,7 @@ from research_core.llm import StructuredOutputError
 from research_core.planning.question_shape import stand_alone
 from research_core.prompts import render_prompt
 from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
+from research_core.research.part_coverage import uncovered_parts
 from research_core.schemas import (
     FLAT_BRANCH_ID,
     DepthAssessmentOutput,
@@ -51,8 +52,11 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def plan_queries(services: Services, question: str, branch: SubQuestion, findings: list[dict]) -> tuple[list, dict]:
-    """Ask for search queries; fall back to the sub-question itself. Returns (queries, extra update)."""
+def plan_queries(
+    services: Services, question: str, branch: SubQuestion, findings: list[dict], missing: list[str] | None = None
+) -> tuple[list, dict]:
+    """Ask for search queries, aimed at the `missing` parts of the question once findings exist;
+    fall back to the sub-question itself. Returns (queries, extra update)."""
     known = "\n".join(f"- {f['text']}" for f in findings[-8:]) or "(none yet)"
     used = "\n".join(f"- {q}" for q in branch.queries) or "(none)"
     previous = {
@@ -66,6 +70,7 @@ def plan_queries(services: Services, question: str, branch: SubQuestion, finding
         used_queries=used,
         known_findings=known,
         previous_attempt=previous,
+        still_missing="\n".join(f"- {m}" for m in missing or []) if findings and missing else "(nothing identified)",
     )
     costs: list[dict] = []
     try:
@@ -376,14 +381,16 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     iteration = branch.iteration_count + 1
     services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
 
-    queries, update = plan_queries(services, payload["question"], branch, known)
+    topic = evidence_topic(branch, payload["question"])
+    queries, update = plan_queries(
+        services, payload["question"], branch, known, uncovered_parts(topic, [f["text"] for f in known])
+    )
     costs, log = list(update["costs"]), list(update["log"])
     searched: dict[str, dict[str, int]] = {}
     found, search_log, warnings = run_searches(
         services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
     )
     log += search_log
-    topic = evidence_topic(branch, payload["question"])
     sources, relevance_log = keep_relevant(topic, found, prompt_budget(services)[0], branch.id)
     log += relevance_log
     # Reading the pages: each kept web source's snippet becomes the passages of its page about the branch.
@@ -424,6 +431,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         config.findings_for_stop,
         config.confidence_for_stop,
         distinct_sources=len({sid for f in known + new_findings for sid in f.get("source_ids", [])}),
+        uncovered=uncovered_parts(topic, [f["text"] for f in known + new_findings]),
     )
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
     branch_update: dict[str, Any] = {}

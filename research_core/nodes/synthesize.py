@@ -19,11 +19,17 @@ from research_core.hypotheses import judge_hypothesis
 from research_core.llm import LLMError
 from research_core.plan import section_numbers, tree_order
 from research_core.prompts import render_prompt
+from research_core.research.evidence import support_share
+from research_core.sanitize import strip_terminal_escapes
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
-from research_core.synthesis.grounding import ground_text, grounding_note
+from research_core.synthesis.grounding import Grounded, ground_text, grounding_note
+from research_core.synthesis.report import assemble_report, branch_section, drop_sections
 from research_core.verification import verify_citations
+
+# Share of a finding's content words an answer must contain to count as stating it.
+SAID_BAR = 0.6
 
 
 def findings_as_markdown(findings: list[dict], local: dict[str, int]) -> str:
@@ -136,7 +142,9 @@ def ground_branch_answer(
     """Ground a branch answer in its sources; (text, branch fields, log entry fields).
 
     Statements no source supports are removed; if none is left, the findings (each already
-    supported by its source) stand in. An answer resting on one source says so.
+    supported by its source) stand in. Findings the answer leaves out are listed under
+    "Also found", so every checked finding reaches the report once. An answer resting on one
+    source says so.
     """
     by_id = {s["id"]: s for s in sources}
     grounded = ground_text(text, by_id)
@@ -145,6 +153,16 @@ def ground_branch_answer(
         removed = grounded.removed
         grounded = ground_text(listed, by_id)
         grounded.removed = removed + grounded.removed
+    else:
+        left_out = [f for f in findings if not said_in(f["text"], grounded.text)]
+        if left_out:
+            local = {sid: n for n, sid in reverse.items()}
+            listed, _ = numbered_to_markers(findings_as_markdown(left_out, local), reverse)
+            extra = ground_text(listed, by_id)
+            grounded.text = f"{grounded.text}\n\nAlso found:\n{extra.text}".strip()
+            grounded.statements += extra.statements
+            grounded.supported += extra.supported
+            grounded.removed += extra.removed
     text = grounded.text
     used = cited_source_ids(text)
     if len(used) == 1:
@@ -152,6 +170,11 @@ def ground_branch_answer(
     fields = {"statements_checked": grounded.statements, "statements_supported": grounded.supported}
     reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:6]) if grounded.removed else ""
     return text, fields, {"kind": "grounding", "message": grounding_note(grounded), "reasoning": reasoning}
+
+
+def said_in(finding: str, answer: str) -> bool:
+    """Whether the answer already states the finding (most of its content words are in it)."""
+    return support_share(finding, answer) >= SAID_BAR
 
 
 def _write_answer(
@@ -173,10 +196,8 @@ def _write_answer(
         message = f"Removed {removed} citation(s) to sources that do not exist."
         log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
     if not cited_source_ids(text):
-        # Small models often forget citations: attach the cited findings so every claim stays traceable.
-        key, _ = numbered_to_markers(bullet_list, reverse)
-        text = f"{text}\n\nKey findings:\n{key}" if text else key
-        message = "The synthesis cited no source; the cited findings were attached."
+        # Small models often forget citations; grounding attaches them or lists the findings instead.
+        message = "The synthesis cited no source; the engine attaches citations from the findings."
         log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
     return text, {"costs": [entry.model_dump()], "log": log, "warnings": []}
 
@@ -238,29 +259,48 @@ def ordered_syntheses(state: ResearchState) -> list[tuple[dict, str]]:
     return out
 
 
-def fallback_report(state: ResearchState, numbering: dict[str, int]) -> str:
-    """The branch syntheses under headings: the report when meta-synthesis fails."""
-    parts = []
-    for b, text in ordered_syntheses(state):
-        parts.append(f"## {b['question_text']}\n\n{markers_to_numbered(text, numbering)}")
-    return "\n\n".join(parts) or "No branch produced an answer."
+def report_grounding(state: ResearchState, overview: Grounded | None) -> dict[str, int]:
+    """Statements checked and supported in the assembled report: the overview's and its branch answers'."""
+    checked = overview.statements if overview else 0
+    supported = overview.supported if overview else 0
+    for b, _ in ordered_syntheses(state):
+        checked += int(b.get("statements_checked") or 0)
+        supported += int(b.get("statements_supported") or 0)
+    return {"statements": checked, "supported": supported}
+
+
+def assembled_report(state: ResearchState, numbering: dict[str, int], overview: str = "") -> str:
+    """The report: the overview (numbered citations) around the branch answers, then the limitations."""
+    numbers = section_numbers(state.get("branches", {}), state.get("branch_order", []))
+    sections = [
+        branch_section(numbers.get(b["id"], b["id"]), b["question_text"], markers_to_numbered(text, numbering))
+        for b, text in ordered_syntheses(state)
+    ]
+    gaps = (state.get("coverage") or {}).get("gaps") or []
+    return assemble_report(overview, sections, gaps) or "No branch produced an answer."
 
 
 def report_fallback(
     state: ResearchState, numbering: dict[str, int], message: str, costs: list[dict], log: list[dict]
 ) -> dict:
-    """The update that shows the branch answers as the report, saying why."""
+    """The update that shows the branch answers without an overview, saying why."""
     return {
-        "final_answer": fallback_report(state, numbering),
+        "final_answer": assembled_report(state, numbering),
         "status": "completed_with_fallback",
         "costs": costs,
         "warnings": [message],
         "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
+        "report_grounding": report_grounding(state, None),
     }
 
 
 def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
-    """Integrate the branch answers into the final report (flat runs: the branch answer is the report)."""
+    """Write the overview and assemble the report around the branch answers (flat runs: the branch answer).
+
+    The model writes the direct answer and how the parts connect; every statement of it is grounded.
+    The engine adds each answered branch's grounded answer as a section and the limitations from
+    the coverage step (see `synthesis.report`).
+    """
     if state.get("status") == "cancelled":
         return {}
     config = RunConfig(**state["config"])
@@ -283,9 +323,6 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
         f"### {sections.get(b['id'], b['id'])} {b['question_text']}\n{markers_to_numbered(text, numbering)}"
         for b, text in pieces
     )
-    gaps = (state.get("coverage") or {}).get("gaps") or []
-    if gaps:
-        sub_answers += "\n\n### Known gaps (mention them under Limitations)\n" + "\n".join(f"- {g}" for g in gaps)
     mode_instructions = (
         "The sub-answers test hypotheses. Add a section '## Hypotheses' that states each hypothesis, its verdict "
         "(validated, refuted or inconclusive) and the evidence for it, with citations."
@@ -302,18 +339,15 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     runtime.context.emit({"type": "meta_synthesis_started"})
     try:
         raw, entry = runtime.context.llm.complete(
-            "meta_synthesis", system, user, node="meta_synthesize", tier="synthesis", max_tokens=1800
+            "meta_synthesis", system, user, node="meta_synthesize", tier="synthesis", max_tokens=900
         )
     except LLMError as exc:
-        message = f"The final synthesis failed ({exc.user_message}); the report shows the branch answers instead."
-        return {
-            "final_answer": fallback_report(state, numbering),
-            "status": "completed_with_fallback",
-            "costs": [c.model_dump() for c in exc.costs],
-            "warnings": [message],
-            "log": [LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
-        }
-    text, removed = drop_unknown_numbers(raw.strip(), len(numbering))
+        message = (
+            f"The final synthesis failed ({exc.user_message}); the report shows the branch answers without an overview."
+        )
+        return report_fallback(state, numbering, message, [c.model_dump() for c in exc.costs], [])
+    # escape sequences would count as words in the grounding check; they never belong in a report
+    text, removed = drop_unknown_numbers(strip_terminal_escapes(raw).strip(), len(numbering))
     log = []
     if removed:
         log.append(
@@ -322,11 +356,11 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
             ).model_dump()
         )
     if len(text) < 40:
-        message = "The final synthesis came back empty; the report shows the branch answers instead."
+        message = "The final synthesis came back empty; the report shows the branch answers without an overview."
         return report_fallback(state, numbering, message, [entry.model_dump()], log)
     reverse = {n: sid for sid, n in numbering.items()}
     allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
-    grounded = ground_text(numbered_to_markers(text, reverse)[0], allowed)
+    grounded = ground_text(drop_sections(numbered_to_markers(text, reverse)[0]), allowed)
     reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:8]) if grounded.removed else ""
     log.append(
         LogEntry(
@@ -334,14 +368,14 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
         ).model_dump()
     )
     if grounded.statements and not cited_source_ids(grounded.text):
-        message = "No statement of the final synthesis was supported by a source; the report shows the branch answers."
+        message = "No statement of the overview was supported by a source; the report shows the branch answers."
         return report_fallback(state, numbering, message, [entry.model_dump()], log)
-    text = markers_to_numbered(grounded.text, numbering)
+    text = assembled_report(state, numbering, markers_to_numbered(grounded.text, numbering))
     log.append(LogEntry(node="meta_synthesize", message=f"Report written ({len(text)} characters).").model_dump())
     return {
         "final_answer": text,
         "status": "completed",
         "costs": [entry.model_dump()],
         "log": log,
-        "report_grounding": {"statements": grounded.statements, "supported": grounded.supported},
+        "report_grounding": report_grounding(state, grounded),
     }

@@ -30,6 +30,7 @@ _NOT_A_CLAIM = re.compile(
 )
 _UNCHECKED_SECTION = re.compile(r"limitation|gap|caveat|open question|sources|references", re.IGNORECASE)
 MIN_CLAIM_WORDS = 5
+_FENCE = re.compile(r"^(```|~~~)")
 # a bold label such as "**Verdict: validated** (confidence 7/10)" states no fact of its own
 _LABEL = re.compile(r"^\*\*[^*]+\*\*\s*(\([^)]*\))?\s*[.:]?$")
 # "claim. [[src:a]]" -> "claim [[src:a]]." so a citation stays with the sentence it follows
@@ -93,14 +94,42 @@ def _ground_sentence(sentence: str, sources: Mapping[str, Mapping], out: Grounde
     return None
 
 
+def _ground_code(block: list[str], sources: Mapping[str, Mapping], out: Grounded) -> list[str]:
+    """A fenced code block is one statement: kept with the source that shows it, or removed whole."""
+    body = "\n".join(line for line in block if not _FENCE.match(line.strip()))
+    texts = {sid: source_text(dict(s)) for sid, s in sources.items()}
+    scored = sorted(((support_share(body, t), sid) for sid, t in texts.items()), reverse=True)
+    out.statements += 1
+    if scored and scored[0][0] >= SUPPORT_BAR:
+        out.supported += 1
+        closed = block if len(block) > 1 and _FENCE.match(block[-1].strip()) else [*block, "```"]
+        return [*closed, f"(code as in [[src:{scored[0][1]}]])"]
+    out.removed.append(body[:160])
+    return []
+
+
 def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
-    """Check every factual statement of `text` against `sources` (id -> source record)."""
+    """Check every factual statement of `text` against `sources` (id -> source record).
+
+    A fenced code block counts as one statement: no source showing it, no block (a small model's
+    code is written from memory).
+    """
     out = Grounded(text="")
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)
     lines: list[str] = []
     unchecked = False
+    block: list[str] | None = None
     for line in text.splitlines():
         stripped = line.strip()
+        if block is not None:
+            block.append(line)
+            if _FENCE.match(stripped):
+                lines += _ground_code(block, sources, out)
+                block = None
+            continue
+        if _FENCE.match(stripped):
+            block = [line]
+            continue
         if stripped.startswith("#"):
             unchecked = bool(_UNCHECKED_SECTION.search(stripped))
             lines.append(line)
@@ -122,6 +151,8 @@ def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
         rebuilt = " ".join(s for s in kept if s.strip())
         if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
             lines.append(prefix + rebuilt)
+    if block is not None:  # a block the model never closed
+        lines += _ground_code(block, sources, out)
     out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return out
 

@@ -1,0 +1,77 @@
+"""The report of a hierarchical run, assembled by the engine around the model's overview.
+
+A small model asked to integrate several sub-answers into one report drops most of what they
+found. So the model writes only an overview (a direct answer, then sections on how the parts
+connect and a conclusion), and the engine assembles the report:
+1. the overview's lead (its text before the first "##" heading): the direct answer;
+2. one section per answered branch, in tree order, holding the branch's own grounded answer;
+3. the overview's remaining sections (themes, conclusion);
+4. "## Limitations": one "Not covered: ..." line per gap the coverage step recorded.
+
+Sections the model writes about limitations, caveats or sources are left out: the engine writes
+the limitations from what was researched and appends the source list itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_HEADING = re.compile(r"^#{1,6}\s+(.*)$")
+_LEFT_OUT = re.compile(r"limitation|caveat|\bgaps?\b|open question|sources|references", re.IGNORECASE)
+_LEAD_HEADING = re.compile(r"overview|summary|direct answer|short answer|introduction|^answer", re.IGNORECASE)
+
+
+def split_lead(text: str) -> tuple[str, str]:
+    """(the direct answer, the rest from the next heading on).
+
+    The direct answer is the text before the first heading, or, when the text opens with an
+    "Overview" or "Summary" heading, that section's body.
+    """
+    lines = text.strip().splitlines()
+    starts = [i for i, line in enumerate(lines) if _HEADING.match(line.strip())]
+    if not starts:
+        return text.strip(), ""
+    lead = "\n".join(lines[: starts[0]]).strip()
+    heading = _HEADING.match(lines[starts[0]].strip())
+    if not lead and heading and _LEAD_HEADING.search(heading.group(1)):
+        end = starts[1] if len(starts) > 1 else len(lines)
+        return "\n".join(lines[starts[0] + 1 : end]).strip(), "\n".join(lines[end:]).strip()
+    return lead, "\n".join(lines[starts[0] :]).strip()
+
+
+def top_level_headings(text: str) -> str:
+    """Every heading of `text` at level two, so the overview's sections sit beside the branch sections."""
+    return "\n".join(f"## {m.group(1)}" if (m := _HEADING.match(line.strip())) else line for line in text.splitlines())
+
+
+def drop_sections(text: str, pattern: re.Pattern[str] = _LEFT_OUT) -> str:
+    """`text` without the sections whose heading matches `pattern` (up to the next heading of any level)."""
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        heading = _HEADING.match(line.strip())
+        if heading:
+            skipping = bool(pattern.search(heading.group(1)))
+        if not skipping:
+            kept.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+
+
+def branch_section(number: str, question: str, answer: str) -> str:
+    """A branch answer under a heading whose level follows its depth (1 -> "##", 1.2 -> "###")."""
+    level = "#" * min(6, 2 + number.count("."))
+    return f"{level} {number} {' '.join(question.split())}\n\n{answer.strip()}"
+
+
+def limitations(gaps: Iterable[str]) -> str:
+    """The limitations section: one "Not covered:" line per gap, or nothing when there is no gap."""
+    lines = [f"- Not covered: {' '.join(g.split())}" for g in gaps if g.strip()]
+    return "## Limitations\n\n" + "\n".join(lines) if lines else ""
+
+
+def assemble_report(overview: str, sections: list[str], gaps: Iterable[str]) -> str:
+    """The report: the overview's lead, the branch sections, the overview's other sections, the limitations."""
+    lead, rest = split_lead(drop_sections(overview))
+    parts = [lead, *sections, top_level_headings(rest), limitations(gaps)]
+    return "\n\n".join(p for p in parts if p.strip())
