@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from research_core.configuration import RunConfig
-from research_core.plan import PlanError
+from research_core.planning.plan import PlanError
 from research_core.runner import RunError
 from ui import plan_table, plan_view, services, state
 from ui.widgets import esc, show_warnings, status_badge, status_label

@@ -36,9 +36,9 @@ from research_core.configuration import (
     resolve_llm_settings,
 )
 from research_core.heap import freeze_startup_heap
-from research_core.llm import allow_new_calls, stop_new_calls
+from research_core.llm.client import allow_new_calls, stop_new_calls
+from research_core.output.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.runner import RunError, Runner, RunSnapshot
-from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.search.registry import known_backends, parse_backend_names, searxng_url_from
 from research_core.store import default_db_path
 
@@ -540,8 +540,8 @@ def _command_config(args: argparse.Namespace) -> RunConfig | None:
 
 def _check_plan(plan: Any, question: str, config: RunConfig) -> None:
     """Refuse a supplied plan the run would refuse; with --auto, say which branches the budget cannot fund."""
-    from research_core.budget import fund_branches, funding_note
-    from research_core.plan import PlanError, validate_plan
+    from research_core.planning.budget import fund_branches, funding_note
+    from research_core.planning.plan import PlanError, validate_plan
 
     try:
         checked = validate_plan(plan, question, config=config)
@@ -582,7 +582,7 @@ def _finish(runner: Runner, snap: RunSnapshot, out: Path | None, json_out: Path 
             file=sys.stderr,
         )
         return EXIT_FAILED
-    from research_core.export import export_result
+    from research_core.output.export import export_result
 
     if out is not None:
         _write(out, export_result(result, "md")[0], runner, "--out")
@@ -776,7 +776,7 @@ def run_command(args: argparse.Namespace) -> int:
             _print_gate(runner, snap)
         return 0
     if args.command == "export":
-        from research_core.export import export_result
+        from research_core.output.export import export_result
 
         result = runner.result(args.run_id)
         if result is None:
@@ -830,7 +830,7 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_FAILED
     finally:
         try:
-            from research_core.local_model import stop_shared_server
+            from research_core.llm.local_model import stop_shared_server
 
             stop_shared_server()
         except ImportError:

@@ -20,9 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from research_core.configuration import RunConfig
-from research_core.costs import summarize_costs
-from research_core.llm import LLMClient, LLMError
-from research_core.prompts import render_prompt
+from research_core.llm.client import LLMClient, LLMError
+from research_core.llm.costs import summarize_costs
+from research_core.llm.prompts import render_prompt
 from research_core.runner import RunError, Runner
 from research_core.schemas import CostEntry, CostTotals, RunResult
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from research_core.sanitize import strip_url_secrets
+from research_core.output.sanitize import strip_url_secrets
 
 logger = logging.getLogger(__name__)
 

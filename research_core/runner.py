@@ -22,15 +22,15 @@ from typing import Any
 from langgraph.types import Command
 
 from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
-from research_core.costs import summarize_costs
 from research_core.graph import build_graph
 from research_core.live_state import live_state
-from research_core.llm import LLMClient, LLMError
-from research_core.nodes.decompose import propose_plan
-from research_core.plan import PlanError, tree_order, validate_plan
+from research_core.llm.client import LLMClient, LLMError
+from research_core.llm.costs import summarize_costs
+from research_core.output.sanitize import strip_url_secrets_in_text
+from research_core.planning.decompose import propose_plan
+from research_core.planning.plan import PlanError, tree_order, validate_plan
 from research_core.rerun import rerun_state
 from research_core.result import build_result
-from research_core.sanitize import strip_url_secrets_in_text
 from research_core.schemas import CostTotals, Plan, RunResult, utc_now
 from research_core.search.base import SearchBackend
 from research_core.search.registry import UnknownBackendError
@@ -202,7 +202,7 @@ class Runner:
                 if self.llm_settings.provider == "local" and not self.llm_settings.base_url:
 
                     def provider() -> str:
-                        from research_core.local_model import get_shared_server
+                        from research_core.llm.local_model import get_shared_server
 
                         server = get_shared_server(progress=self.progress)
                         return server.base_url

@@ -8,8 +8,8 @@ import logging
 
 import pytest
 
-from research_core import local_model
 from research_core.__main__ import build_parser, main
+from research_core.llm import local_model
 from tests.fakes.llm_server import ScriptedLLM, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"

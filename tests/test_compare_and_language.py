@@ -9,7 +9,7 @@ import pytest
 from research_core.__main__ import main
 from research_core.compare import compare_modes, compare_runs
 from research_core.configuration import detect_template
-from research_core.export import export_result
+from research_core.output.export import export_result
 from research_core.runner import RunError
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from research_core.__main__ import main
-from research_core.budget import run_iteration_cap
+from research_core.planning.budget import run_iteration_cap
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.reliability_support import REPO

@@ -26,12 +26,12 @@ from typing import Any
 
 import streamlit as st
 
-from research_core import local_model
 from research_core.compare import CompareJobs
 from research_core.configuration import OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.heap import freeze_startup_heap
+from research_core.llm import local_model
+from research_core.output.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.runner import Runner
-from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.search import registry
 from research_core.search.library import DocumentLibrary
 from research_core.store import default_db_path

@@ -8,7 +8,7 @@ calls return at once. `LocalModelServer` runs `python -m llama_cpp.server` on a 
 `get_shared_server` keeps one such server per process and stops it at interpreter exit; on Linux the
 server also dies with the process that started it, however that process ends (even SIGKILL).
 
-`python -m research_core.local_model` assembles the model (used by `scripts/setup.sh`).
+`python -m research_core.llm.local_model` assembles the model (used by `scripts/setup.sh`).
 """
 
 from __future__ import annotations

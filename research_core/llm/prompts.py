@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _SEPARATOR = "<<<USER>>>"
 
 

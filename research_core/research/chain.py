@@ -29,12 +29,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from research_core.citations import finding_source_ids
-from research_core.costs import total_cost
-from research_core.nodes.research import research_step
-from research_core.nodes.synthesize import synthesize_branch
+from research_core.llm.costs import total_cost
+from research_core.research.step import research_step
 from research_core.services import Services
 from research_core.state import merge_branches
+from research_core.synthesis.synthesize import synthesize_branch
+from research_core.text.citations import finding_source_ids
 
 
 class ChainOutput(TypedDict, total=False):

@@ -22,8 +22,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from research_core.markdown_fences import scan_fences
-from research_core.sanitize import (
+from research_core.output.sanitize import (
     clean_llm_markdown,
     escape_markdown,
     redact_data,
@@ -34,6 +33,7 @@ from research_core.sanitize import (
 )
 from research_core.schemas import RunResult, Source
 from research_core.sources.labels import reading_label
+from research_core.text.markdown_fences import scan_fences
 
 logger = logging.getLogger(__name__)
 
