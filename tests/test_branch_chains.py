@@ -13,8 +13,9 @@ import pytest
 from langgraph.graph import END
 
 from research_core.configuration import build_run_config
+from research_core.coordination.allotments import chain_allotments, segment_length
 from research_core.coordination.coordinate import work_waits_on_branches
-from research_core.research.chain import chain_allotments, chain_continues, segment_length
+from research_core.research.chain import chain_continues
 from research_core.schemas import Source, SubQuestion
 from tests.conftest import make_runner
 from tests.fakes.search import FixtureSearch

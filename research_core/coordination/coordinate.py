@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research_core.configuration import RunConfig
+from research_core.coordination.allotments import allocation_left, chain_allotments, segment_length
 from research_core.coordination.scheduling import FINAL_STATUSES, schedule_steps
 from research_core.llm.costs import total_cost
 from research_core.output.sanitize import strip_control_chars
@@ -20,7 +21,6 @@ from research_core.planning.budget import reserve_synthesis_cost, run_iteration_
 from research_core.planning.hypotheses import hypothesis_branches
 from research_core.planning.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.planning.revision import apply_revision
-from research_core.research.chain import allocation_left, chain_allotments, segment_length
 from research_core.research.step import can_drill_down
 from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
 from research_core.services import Services
