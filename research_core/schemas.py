@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 BranchStatus = Literal["pending", "researching", "completed", "skipped", "failed"]
+# A branch in one of these is done with: nothing more is scheduled for it.
+FINAL_STATUSES = frozenset({"completed", "skipped", "failed"})
 RunStatus = Literal[
     "created",
     "running",

@@ -14,7 +14,7 @@ from langgraph.types import interrupt
 
 from research_core.configuration import RunConfig
 from research_core.coordination.allotments import allocation_left, chain_allotments, segment_length
-from research_core.coordination.scheduling import FINAL_STATUSES, schedule_steps
+from research_core.coordination.scheduling import schedule_steps
 from research_core.llm.costs import total_cost
 from research_core.output.sanitize import strip_control_chars
 from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
@@ -22,7 +22,7 @@ from research_core.planning.hypotheses import hypothesis_branches
 from research_core.planning.plan import PlanError, _as_priority, insert_after_subtree, make_children
 from research_core.planning.revision import apply_revision
 from research_core.research.step import can_drill_down
-from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
+from research_core.schemas import FINAL_STATUSES, HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
 from research_core.text.citations import cited_source_ids, finding_source_ids

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-FINAL_STATUSES = frozenset({"completed", "skipped", "failed"})
+from research_core.schemas import FINAL_STATUSES
 
 
 @dataclass
