@@ -23,11 +23,6 @@ class Schedule:
     updates: dict[str, dict] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def empty(self) -> bool:
-        """True when nothing is left to run."""
-        return not self.research and not self.synthesize
-
 
 def schedule_steps(
     branches: Mapping[str, Mapping],

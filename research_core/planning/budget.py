@@ -62,14 +62,6 @@ def allocate_iterations(
     return [clamp(s, min_per_branch, max_per_branch) for s in split_by_priority(research, priorities)]
 
 
-def research_cap(max_iterations: int, num_branches: int) -> int:
-    """Research iterations a hierarchical run may spend: `max_iterations` less the reserved ones.
-
-    Never more than `max_iterations`, and at least 1 so a run can research at all.
-    """
-    return min(max_iterations, max(1, max_iterations - reserved_iterations(num_branches)))
-
-
 def run_iteration_cap(max_iterations: int, active_branches: int, *, flat: bool) -> int:
     """The ceiling on a running run's research iterations, drill-downs and revisions included.
 
@@ -210,11 +202,6 @@ def reserve_synthesis_cost(
     if coverage_check:
         meta += _price(COVERAGE_TOKENS_IN, COVERAGE_TOKENS_OUT, work_price)
     return CostReservation(per_branch_synthesis=per_branch, meta_synthesis=meta)
-
-
-def research_budget_left(cost_cap: float, spent: float, reservation: float) -> float:
-    """Dollars still available for research; research stops when this reaches zero."""
-    return cost_cap - reservation - spent
 
 
 def estimate_cost_range(
