@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from research_core.planning.plan import PlanError, _as_priority
+from research_core.planning.plan import PlanError, as_priority
 from research_core.text.citations import finding_source_ids
 
 RESET_FIELDS: dict[str, Any] = {
@@ -71,7 +71,7 @@ def rerun_state(
             raise PlanError(f"{branch_id}: the question text is empty.")
         edited["question_text"] = question_text.strip()
     if priority is not None:
-        edited["priority"] = _as_priority(priority, branch_id)
+        edited["priority"] = as_priority(priority, branch_id)
     branches[branch_id] = edited
     removed = _descendants(branches, branch_id)
     for bid in removed:

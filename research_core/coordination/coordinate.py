@@ -19,7 +19,7 @@ from research_core.llm.costs import total_cost
 from research_core.output.sanitize import strip_control_chars
 from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
 from research_core.planning.hypotheses import hypothesis_branches
-from research_core.planning.plan import PlanError, _as_priority, insert_after_subtree, make_children
+from research_core.planning.plan import PlanError, as_priority, insert_after_subtree, make_children
 from research_core.planning.revision import apply_revision
 from research_core.research.step import can_drill_down
 from research_core.schemas import FINAL_STATUSES, HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
@@ -79,7 +79,7 @@ def parse_step_answer(answer: Any, branches: dict[str, dict]) -> tuple[str, dict
                 raise PlanError(f"{bid}: the question text is empty.")
             change["question_text"] = text.strip()
         if "priority" in edit:
-            change["priority"] = _as_priority(edit["priority"], bid)
+            change["priority"] = as_priority(edit["priority"], bid)
         if edit.get("skip"):
             change["status"] = "skipped"
             change["stop_reason"] = "skipped by the user"
@@ -102,7 +102,7 @@ def parse_drill_answer(answer: Any, proposals: list[dict]) -> list[dict]:
     for n, child in enumerate(children, start=1):
         if not isinstance(child, dict) or not str(child.get("question_text") or "").strip():
             raise PlanError(f"Child {n}: the question text is empty.")
-        out.append({**child, "priority": _as_priority(child.get("priority", 0.5), f"Child {n}")})
+        out.append({**child, "priority": as_priority(child.get("priority", 0.5), f"Child {n}")})
     return out
 
 

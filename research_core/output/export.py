@@ -120,7 +120,7 @@ def _fit_into_report(md: str, top_level: int) -> str:
     return "\n".join(lines)
 
 
-def _drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
+def drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
     """Remove citations of numbers outside 1..source_count; return the text and how many went.
 
     Like `citations.drop_unknown_numbers`, but a citation removed entirely takes the blank
@@ -144,7 +144,7 @@ def _drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
 
 def _llm_markdown(md: str | None, source_count: int, top_level: int, where: str) -> str:
     """The LLM's Markdown made safe, with citations of missing sources removed."""
-    text, removed = _drop_missing_citations(clean_llm_markdown(md or ""), source_count)
+    text, removed = drop_missing_citations(clean_llm_markdown(md or ""), source_count)
     if removed:
         logger.info("Removed %d citation(s) of sources that do not exist from %s", removed, where)
     return _fit_into_report(text.strip(), top_level)

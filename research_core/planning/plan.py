@@ -107,7 +107,8 @@ def plan_from_decomposition(question: str, output: DecompositionOutput, config: 
     )
 
 
-def _as_priority(value: Any, where: str) -> float:
+def as_priority(value: Any, where: str) -> float:
+    """A priority as a float from 0 to 1; anything else raises PlanError naming `where`."""
     if isinstance(value, bool):
         raise PlanError(f"{where}: priority must be a number from 0 to 1, not {value!r}.")
     try:
@@ -169,7 +170,7 @@ def validate_plan(
             raise PlanError(f"{where}: the question text is empty.")
         if len(text) > MAX_QUESTION_CHARS:
             raise PlanError(f"{where}: the question is longer than {MAX_QUESTION_CHARS} characters.")
-        priority = _as_priority(row.get("priority", 0.5), where)
+        priority = as_priority(row.get("priority", 0.5), where)
         sq_id = row.get("id")
         if sq_id in (None, ""):
             while branch_id(next_index) in ids or any(r.get("id") == branch_id(next_index) for r in rows):
