@@ -272,7 +272,9 @@ TEMPLATE_DESCRIPTIONS: dict[str, str] = {
     "academic": "Stricter confidence before a branch stops",
 }
 
-# Patterns that mark a question as multi-part (the seeds' auto-detection, widened).
+# Patterns that mark a question as multi-part: a comparison (also in Japanese), three things to
+# explain, positions or experts to weigh, causes and effects, pros and cons, advantages or trade-offs,
+# or a list of three or more items.
 _HIERARCHICAL_PATTERNS = [
     r"\bcompare\b",
     r"\b(vs\.?|versus)\b",

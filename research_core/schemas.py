@@ -189,7 +189,7 @@ class SubSynthesisSummary(BaseModel):
 
 
 class SynthesisSummary(BaseModel):
-    """The seeds' `synthesis` block of the result."""
+    """The `synthesis` block of the result: how the run was approached and what it gathered."""
 
     approach: Mode
     decomposition_strategy: str | None

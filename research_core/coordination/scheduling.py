@@ -1,9 +1,9 @@
 """Which branch steps run next: pure scheduling, easy to test.
 
 Branch syntheses go first (they unblock the report), then branches already being researched,
-then pending ones by priority. At most `parallel` steps run at once, so `parallel=1`
-reproduces the seeds' sequential order: one branch researched to the end, synthesized, then
-the next highest priority.
+then pending ones by priority. At most `parallel` steps run at once, so `parallel=1` runs the
+branches one after another: one branch researched to the end, synthesized, then the next
+highest priority.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Iteration and cost allocation: pure functions, no I/O.
 
-The seeds' rule: reserve iterations for decomposition (1), one synthesis per branch (N) and the
+The rule: reserve iterations for decomposition (1), one synthesis per branch (N) and the
 meta-synthesis (1); split the rest across branches by priority weight and clamp each share to
 [sub_question_min_iterations, sub_question_max_iterations]. We split with the largest-remainder
 method so the shares add up to the research budget instead of silently losing the fractions that
@@ -53,7 +53,7 @@ def allocate_iterations(
     min_per_branch: int,
     max_per_branch: int,
 ) -> list[int]:
-    """Iterations per branch for a hierarchical run (the seeds' formula with largest remainder).
+    """Iterations per branch for a hierarchical run: the unreserved iterations split by priority, clamped.
 
     >>> allocate_iterations(20, [1.0, 0.9, 0.9, 1.0], 2, 5)
     [4, 3, 3, 4]
