@@ -46,7 +46,7 @@ def sidebar_providers() -> None:
     llm = services.llm_status()
     st.markdown("**Providers**")
     dot = ":green[●]" if llm.ok else ":red[●]"
-    model = settings.model if settings.provider == "openai" else "Qwen2.5-Coder-1.5B"
+    model = settings.model_label()
     st.markdown(f"{dot} LLM · `{esc(model)}`", help=llm.message)
     st.caption(esc(settings.endpoint_label()))
     names = [KNOWN_BACKENDS.get(n, n) for n in settings.search_backends]

@@ -7,7 +7,7 @@ import time
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.configuration import TEMPLATE_DESCRIPTIONS, TEMPLATES
+from research_core.configuration import LOCAL_MODEL_LABEL, TEMPLATE_DESCRIPTIONS, TEMPLATES
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
 from ui import run_form, services, state, widgets
@@ -203,7 +203,7 @@ with st.expander("Limits and search", icon=":material/tune:"):
     )
 
 backends = ", ".join(KNOWN_BACKENDS.get(b, b) for b in st.session_state["nr_backends"]) or "none"
-model = settings.model if settings.provider == "openai" else "Qwen2.5-Coder-1.5B (embedded)"
+model = settings.model if settings.provider == "openai" else f"{LOCAL_MODEL_LABEL} (embedded)"
 st.caption(f"LLM: **{esc(model)}** at {esc(settings.endpoint_label())} · Search: **{esc(backends)}**")
 
 

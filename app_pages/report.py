@@ -7,7 +7,7 @@ import logging
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.export import redact_result
+from research_core.output.export import redact_result
 from research_core.runs.errors import RunError
 from ui import report_view, services, state, widgets
 from ui.widgets import esc

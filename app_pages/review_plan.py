@@ -6,7 +6,7 @@ import streamlit as st
 
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
-from research_core.plan import PlanError
+from research_core.planning.plan import PlanError
 from research_core.runs.errors import RunError
 from ui import plan_table, plan_view, services, state
 from ui.widgets import esc, show_warnings, status_badge, status_label

@@ -27,7 +27,7 @@ import httpx
 
 from bench.harness import machine
 from research_core.configuration import LLMSettings, build_run_config
-from research_core.local_model import (
+from research_core.llm.local_model import (
     MODEL_ALIAS,
     LocalModelServer,
     ensure_model_file,

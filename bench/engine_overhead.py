@@ -38,7 +38,7 @@ from typing import Any
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 import research_core.graph as graph_module
-import research_core.nodes.chain as chain_module
+import research_core.research.chain as chain_module
 from bench.harness import (
     Recorder,
     SlowSearch,
@@ -215,7 +215,7 @@ def client_stack(stub: StubLLMProcess, repeats: int = 30) -> dict[str, float]:
     import openai
 
     from research_core.configuration import LLMSettings
-    from research_core.llm import LLMClient
+    from research_core.llm.client import LLMClient
     from research_core.schemas import QueryPlanOutput
 
     def median_ms(fn: Callable[[], Any]) -> float:

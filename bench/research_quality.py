@@ -49,8 +49,8 @@ from typing import Any
 
 from bench.harness import machine
 from research_core.configuration import LLMSettings, RunConfig, build_run_config
-from research_core.local_model import stop_shared_server
-from research_core.nodes.classify import classify_question
+from research_core.llm.local_model import stop_shared_server
+from research_core.planning.classify import classify_question
 from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from research_core.services import Services

@@ -33,7 +33,7 @@ _EXPORTS = {
     "LLMSettings": "research_core.configuration",
     "build_run_config": "research_core.configuration",
     "RunResult": "research_core.schemas",
-    "export_result": "research_core.export",
+    "export_result": "research_core.output.export",
     "ArborError": "research_core.errors",
 }
 
@@ -53,7 +53,7 @@ __all__ = [
 if TYPE_CHECKING:
     from research_core.configuration import LLMSettings, RunConfig, build_run_config
     from research_core.errors import ArborError
-    from research_core.export import export_result
+    from research_core.output.export import export_result
     from research_core.runs.errors import RunError
     from research_core.runs.records import RunSummary
     from research_core.runs.runner import Runner

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
-from research_core.sanitize import strip_url_secrets
+from research_core.output.sanitize import strip_url_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,9 @@ DEFAULT_PRICING: dict[str, tuple[float, float]] = {
     "gpt-5": (1.25, 10.00),
 }
 
+# The embedded model: the name its server answers to, and how the workbench shows it.
 LOCAL_MODEL_NAME = "qwen2.5-coder-1.5b-instruct"
+LOCAL_MODEL_LABEL = "Qwen2.5-Coder-1.5B"
 
 
 # Where an "openai" provider without a base URL sends its calls.
@@ -270,7 +272,9 @@ TEMPLATE_DESCRIPTIONS: dict[str, str] = {
     "academic": "Stricter confidence before a branch stops",
 }
 
-# Patterns that mark a question as multi-part (the seeds' auto-detection, widened).
+# Patterns that mark a question as multi-part: a comparison (also in Japanese), three things to
+# explain, positions or experts to weigh, causes and effects, pros and cons, advantages or trade-offs,
+# or a list of three or more items.
 _HIERARCHICAL_PATTERNS = [
     r"\bcompare\b",
     r"\b(vs\.?|versus)\b",

@@ -10,17 +10,17 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Send
 
-from research_core.nodes.allocate import allocate_budget
-from research_core.nodes.chain import branch_chain
-from research_core.nodes.classify import classify_question
-from research_core.nodes.coordinate import coordinate
-from research_core.nodes.coverage import assess_coverage
-from research_core.nodes.decompose import decompose_question
-from research_core.nodes.review import review_plan
-from research_core.nodes.revise import revise_plan
-from research_core.nodes.synthesize import meta_synthesize, synthesize_branch
+from research_core.coordination.coordinate import coordinate
+from research_core.planning.allocate import allocate_budget
+from research_core.planning.classify import classify_question
+from research_core.planning.decompose import decompose_question
+from research_core.planning.review import review_plan
+from research_core.planning.revise import revise_plan
+from research_core.research.chain import branch_chain
 from research_core.services import Services
 from research_core.state import ResearchInput, ResearchOutput, ResearchState
+from research_core.synthesis.coverage import assess_coverage
+from research_core.synthesis.synthesize import meta_synthesize, synthesize_branch
 
 
 def route_after_classify(state: ResearchState) -> Literal["decompose_question", "allocate_budget"]:

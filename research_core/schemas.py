@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 BranchStatus = Literal["pending", "researching", "completed", "skipped", "failed"]
+# A branch in one of these is done with: nothing more is scheduled for it.
+FINAL_STATUSES = frozenset({"completed", "skipped", "failed"})
 RunStatus = Literal[
     "created",
     "running",
@@ -187,7 +189,7 @@ class SubSynthesisSummary(BaseModel):
 
 
 class SynthesisSummary(BaseModel):
-    """The seeds' `synthesis` block of the result."""
+    """The `synthesis` block of the result: how the run was approached and what it gathered."""
 
     approach: Mode
     decomposition_strategy: str | None

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from research_core.llm import LLMClient
+from research_core.llm.client import LLMClient
 from research_core.search.base import SearchBackend
 from research_core.sources.cache import PageCache
 

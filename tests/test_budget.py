@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_core.budget import (
+from research_core.planning.budget import (
     allocate_iterations,
     clamp,
     estimate_cost_range,
@@ -16,7 +16,7 @@ from research_core.budget import (
     run_iteration_cap,
     split_by_priority,
 )
-from research_core.stopping import branch_stop_decision
+from research_core.research.stopping import branch_stop_decision
 
 SEEDS_PRIORITIES = [1.0, 0.9, 0.9, 1.0]
 
@@ -86,7 +86,7 @@ def test_branch_stop_criteria(done, alloc, confs, stop, why):
 
 
 def test_prices_are_known_for_listed_models_their_dated_variants_and_local_models():
-    from research_core.costs import price_known
+    from research_core.llm.costs import price_known
 
     table = {"gpt-4o-mini": (0.15, 0.6)}
     assert price_known("gpt-4o-mini", table, local=False)

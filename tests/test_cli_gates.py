@@ -8,9 +8,9 @@ import logging
 
 import pytest
 
-from research_core import local_model
 from research_core.cli.main import main
 from research_core.cli.parser import build_parser
+from research_core.llm import local_model
 from tests.fakes.llm_server import ScriptedLLM, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"

@@ -8,7 +8,7 @@ import pytest
 
 from research_core.cli.main import main
 from research_core.configuration import detect_template
-from research_core.export import export_result
+from research_core.output.export import export_result
 from research_core.runs.compare import compare_modes, compare_runs
 from research_core.runs.errors import RunError
 from tests.conftest import config, make_runner

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from research_core.export import export_result, to_html, to_json, to_markdown
+from research_core.output.export import export_result, to_html, to_json, to_markdown
 from research_core.schemas import (
     CostTotals,
     Finding,

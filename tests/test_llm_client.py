@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_core.configuration import LLMSettings
-from research_core.llm import LLMClient
+from research_core.llm.client import LLMClient
 from research_core.schemas import QueryPlanOutput
 from tests.fakes.llm_server import ScriptedLLM, serve
 

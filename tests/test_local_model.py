@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from research_core import local_model
-from research_core.local_model import (
+from research_core.llm import local_model
+from research_core.llm.local_model import (
     MODEL_ALIAS,
     LocalModelError,
     LocalModelServer,
@@ -281,7 +281,7 @@ def test_real_model_stops_at_the_answer_cap(shared_server):
     """llama.cpp ignores `max_completion_tokens`: without `max_tokens` in the body an answer (a
     grammar-constrained one above all) can run on to the context size and stall a run for minutes."""
     from research_core.configuration import LLMSettings
-    from research_core.llm import LLMClient
+    from research_core.llm.client import LLMClient
 
     client = LLMClient(LLMSettings(provider="local", timeout_s=300), base_url_provider=lambda: shared_server.base_url)
     _, entry = client.complete(

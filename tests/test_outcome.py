@@ -7,9 +7,9 @@ import logging
 import pytest
 from langgraph.types import Interrupt, StateSnapshot
 
-from research_core.llm import LLMError
-from research_core.local_model import LocalModelError
-from research_core.plan import PlanError
+from research_core.llm.client import LLMError
+from research_core.llm.local_model import LocalModelError
+from research_core.planning.plan import PlanError
 from research_core.runs.errors import RunError
 from research_core.runs.outcome import decided_modes, failure_message, paused_status
 from research_core.search.base import SearchError

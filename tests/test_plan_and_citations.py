@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from research_core.citations import (
+from research_core.configuration import build_run_config
+from research_core.coordination.scheduling import schedule_steps
+from research_core.planning.plan import PlanError, plan_from_decomposition, tree_order, validate_plan
+from research_core.schemas import DecompositionOutput
+from research_core.text.citations import (
     drop_unknown_numbers,
     finding_source_ids,
     global_numbering,
     markers_to_numbered,
     numbered_to_markers,
 )
-from research_core.configuration import build_run_config
-from research_core.plan import PlanError, plan_from_decomposition, tree_order, validate_plan
-from research_core.scheduling import schedule_steps
-from research_core.schemas import DecompositionOutput
 
 
 def _decomp(*prios: float) -> DecompositionOutput:
@@ -131,7 +131,7 @@ def test_scheduling_sequential_and_parallel():
 
 def test_word_overlap_check_reads_japanese_and_chinese():
     """The fallback citation check splits unspaced scripts into character pairs instead of one 'word'."""
-    from research_core.verification import lexical_support
+    from research_core.synthesis.verification import lexical_support
 
     source = "量子コンピュータは、量子ビットを利用して計算を行う装置である。"
     assert lexical_support("量子コンピュータは量子ビットを使って計算する。", source)

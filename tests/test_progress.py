@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from research_core.costs import summarize_costs
+from research_core.llm.costs import summarize_costs
 from research_core.runs.progress import progress_totals, result_totals
 from research_core.runs.records import RunTotals
 from research_core.schemas import RunResult, SynthesisSummary

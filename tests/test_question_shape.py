@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_core.nodes.classify import mode_from_signals
+from research_core.planning.classify import mode_from_signals
 from research_core.planning.question_shape import multi_part_signals, question_parts, stand_alone, subjects
 
 

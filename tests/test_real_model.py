@@ -25,7 +25,7 @@ def local_runner(tmp_path_factory):
     )
     runner.progress_messages = progress  # type: ignore[attr-defined]
     yield runner
-    from research_core.local_model import stop_shared_server
+    from research_core.llm.local_model import stop_shared_server
 
     stop_shared_server()
 

@@ -10,8 +10,8 @@ import sqlite3
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from research_core.budget import run_iteration_cap
 from research_core.cli.main import main
+from research_core.planning.budget import run_iteration_cap
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.reliability_support import REPO

@@ -93,7 +93,7 @@ def test_right_to_left_and_japanese_questions_run_and_round_trip(runner, questio
     assert snap.status == "completed", snap.error
     assert runner.runs()[0].question == question
     result = runner.result(snap.run_id)
-    from research_core.export import export_result
+    from research_core.output.export import export_result
 
     for fmt in ("md", "html", "json"):
         content, _, _ = export_result(result, fmt)

@@ -78,7 +78,7 @@ def status_of(db: Path, run_id: str) -> str:
 _PARENT = """
 import sys, threading
 from pathlib import Path
-from research_core.local_model import LocalModelServer
+from research_core.llm.local_model import LocalModelServer
 
 class StubServer(LocalModelServer):
     def command(self, port):

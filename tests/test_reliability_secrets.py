@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from research_core.cli.main import main
 from research_core.configuration import LLMSettings
-from research_core.export import export_result
+from research_core.output.export import export_result
 from research_core.runs.runner import Runner
 from tests.conftest import config
 from tests.fakes.llm_server import Fault, ScriptedLLM, serve

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from research_core.export import export_result
+from research_core.output.export import export_result
 from research_core.search.library import DocumentLibrary
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, default_reply, serve

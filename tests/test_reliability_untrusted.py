@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from research_core.export import export_result
+from research_core.output.export import export_result
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 from tests.fakes.search import CORPUS, FixtureSearch

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from research_core.plan import PlanError
+from research_core.planning.plan import PlanError
 from research_core.runs.rerun import rerun_state
 
 

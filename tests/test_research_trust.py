@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 
-from research_core.export import to_markdown
+from research_core.output.export import to_markdown
 from research_core.research.part_coverage import uncovered_parts
+from research_core.research.stopping import branch_stop_decision
 from research_core.search.library import DocumentLibrary
-from research_core.stopping import branch_stop_decision
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from research_core.configuration import LLMSettings, resolve_llm_settings
-from research_core.local_model import LocalModelError
+from research_core.llm.local_model import LocalModelError
 from research_core.runs.ownership import OWNER_TOKEN, owner_alive, process_start_token
 from research_core.runs.runner import Runner
 from research_core.runs.store import RunStore
@@ -108,7 +108,7 @@ def test_a_missing_local_model_fails_the_run_in_one_line_without_a_traceback(tmp
             + "\n".join(f"server log line {n}" for n in range(30))
         )
 
-    monkeypatch.setattr("research_core.local_model.get_shared_server", missing)
+    monkeypatch.setattr("research_core.llm.local_model.get_shared_server", missing)
     runner = Runner(tmp_path / "arbor.db", llm_settings=LLMSettings(provider="local"), backends=[FixtureSearch()])
     snap = runner.start("What is JSX?", config(auto_approve=True))
     assert snap.status == "failed"

@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from research_core.sanitize import (
+from research_core.output.sanitize import (
     clean_llm_markdown,
     escape_markdown,
     redact_secrets,
@@ -189,7 +189,7 @@ def test_redact_secrets():
 
 
 def test_fenced_code_is_found_with_commonmarks_closing_rule():
-    from research_core.markdown_fences import scan_fences
+    from research_core.text.markdown_fences import scan_fences
     from ui.widgets import demote_headings
 
     lines = ["# Title", "````python", "```", "# not a heading", "````", "~~~", "# code", "~~~", "## Real"]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from research_core.export import to_html, to_markdown
+from research_core.output.export import to_html, to_markdown
 from research_core.runs.runner import Runner
 from research_core.search.searxng import SearxngSearch
 from tests.conftest import config, make_runner

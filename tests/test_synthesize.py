@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from research_core.nodes.synthesize import findings_as_markdown, ground_branch_answer
+from research_core.synthesis.synthesize import findings_as_markdown, ground_branch_answer
 
 SOURCES = [
     {"id": "a1", "title": "SQLite locking", "snippet": "SQLite allows one writer at a time and many readers."},

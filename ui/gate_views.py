@@ -13,8 +13,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from research_core.citations import markers_to_numbered
 from research_core.runs.snapshot import RunSnapshot
+from research_core.text.citations import markers_to_numbered
 from ui import run_view, widgets
 from ui.widgets import esc
 

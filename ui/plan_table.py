@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from research_core.budget import estimate_cost_range, fund_branches, funding_note
 from research_core.configuration import RunConfig
-from research_core.plan import PlanError, section_numbers, tree_order, validate_plan
+from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
+from research_core.planning.plan import PlanError, section_numbers, tree_order, validate_plan
 from research_core.schemas import Plan
 
 COLUMNS = ["order", "id", "question_text", "priority", "rationale", "parent_id"]

@@ -15,12 +15,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from research_core.citations import markers_to_numbered
-from research_core.export import _drop_missing_citations, export_result
-from research_core.markdown_fences import scan_fences
-from research_core.sanitize import safe_link
+from research_core.output.export import drop_missing_citations, export_result
+from research_core.output.sanitize import safe_link
 from research_core.schemas import RunResult, Source
 from research_core.sources.labels import reading_label
+from research_core.text.citations import markers_to_numbered
+from research_core.text.markdown_fences import scan_fences
 from ui import widgets
 from ui.widgets import esc
 
@@ -92,7 +92,7 @@ def cited_markdown(text: str | None, sources: Sequence[Source], top_heading: int
 
     Returns the Markdown and how many citations were removed.
     """
-    cleaned, removed = _drop_missing_citations(widgets.clean_md(text, top_heading), len(sources))
+    cleaned, removed = drop_missing_citations(widgets.clean_md(text, top_heading), len(sources))
     return link_citations(cleaned, citation_targets(sources)), removed
 
 

@@ -14,8 +14,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from research_core.output.sanitize import redact_data
 from research_core.runs.snapshot import RunSnapshot
-from research_core.sanitize import redact_data
+from research_core.schemas import FINAL_STATUSES
 from ui import charts, widgets
 
 # What a page shows of a snapshot; the open gate's payload stays as is, because answers are built
@@ -31,7 +32,7 @@ def shown_snapshot(snap: RunSnapshot) -> RunSnapshot:
 def progress_values(snap: RunSnapshot) -> list[tuple[str, str]]:
     """The headline numbers of a run in progress."""
     branches = snap.branches
-    done = sum(1 for b in branches if b.get("status") in ("completed", "skipped", "failed"))
+    done = sum(1 for b in branches if b.get("status") in FINAL_STATUSES)
     used = sum(int(b.get("iteration_count") or 0) for b in branches)
     allocated = sum(int(b.get("allocated_iterations") or 0) for b in branches)
     tokens = snap.costs.tokens_in + snap.costs.tokens_out

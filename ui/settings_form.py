@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from research_core.configuration import LOCAL_MODEL_NAME, OPENAI_DEFAULT_BASE_URL
+from research_core.configuration import LOCAL_MODEL_LABEL, LOCAL_MODEL_NAME, OPENAI_DEFAULT_BASE_URL
 from ui.settings_store import AppSettings
 
 ENDPOINTS = {
-    "local": "Embedded local model (Qwen2.5-Coder-1.5B, no key needed)",
+    "local": f"Embedded local model ({LOCAL_MODEL_LABEL}, no key needed)",
     "openai": "OpenAI",
     "compatible": "OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp …)",
 }

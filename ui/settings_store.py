@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from research_core.configuration import (
     DEFAULT_PRICING,
+    LOCAL_MODEL_LABEL,
     TEMPLATES,
     LLMProvider,
     LLMSettings,
@@ -115,6 +116,10 @@ class AppSettings(BaseModel):
     def endpoint_label(self) -> str:
         """A short description of where LLM calls go."""
         return self.llm_settings().endpoint_label()
+
+    def model_label(self) -> str:
+        """The working model as the workbench names it: the configured model, or the embedded one's label."""
+        return self.model if self.provider == "openai" else LOCAL_MODEL_LABEL
 
 
 def settings_path(db_path: Path | str) -> Path:

@@ -26,10 +26,10 @@ from research_core.cli.signals import Stopped, exit_code, stop_signals_interrupt
 from research_core.cli.terminal import clean_output_streams
 from research_core.configuration import LLMSettings, RunConfig
 from research_core.errors import ArborError
-from research_core.llm import allow_new_calls, stop_new_calls
+from research_core.llm.client import allow_new_calls, stop_new_calls
+from research_core.output.sanitize import strip_url_secrets_in_text
 from research_core.runs.errors import RunError
 from research_core.runs.runner import Runner
-from research_core.sanitize import strip_url_secrets_in_text
 
 Command = Callable[[argparse.Namespace, Runner, RunConfig | None], int]
 COMMANDS: dict[str, Command] = {
@@ -102,7 +102,7 @@ def _main(argv: list[str] | None) -> int:
         return EXIT_FAILED
     finally:
         try:
-            from research_core.local_model import stop_shared_server
+            from research_core.llm.local_model import stop_shared_server
 
             stop_shared_server()
         except ImportError:

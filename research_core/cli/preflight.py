@@ -53,8 +53,8 @@ def check_files(args: argparse.Namespace) -> None:
 
 def check_plan(plan: Any, question: str, config: RunConfig) -> None:
     """Refuse a supplied plan the run would refuse; with --auto, say which branches the budget cannot fund."""
-    from research_core.budget import fund_branches, funding_note
-    from research_core.plan import PlanError, validate_plan
+    from research_core.planning.budget import fund_branches, funding_note
+    from research_core.planning.plan import PlanError, validate_plan
 
     try:
         checked = validate_plan(plan, question, config=config)

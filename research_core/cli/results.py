@@ -41,7 +41,7 @@ def print_outcome(runner: Runner, snap: RunSnapshot, out: Path | None, json_out:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    from research_core.export import export_result
+    from research_core.output.export import export_result
 
     if out is not None:
         write_file(out, export_result(result, "md")[0], runner, "--out")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from research_core.planning.question_shape import subjects, topic_words
 from research_core.schemas import Source
-from research_core.similarity import is_near_duplicate
+from research_core.text.similarity import is_near_duplicate
 from research_core.text.words import content_words, looks_english
 
 # Share of the branch question's topic words a source must contain, and at least this many of them.

@@ -20,10 +20,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from research_core.configuration import RunConfig
-from research_core.costs import summarize_costs
 from research_core.errors import ArborError
-from research_core.llm import LLMClient, LLMError
-from research_core.prompts import render_prompt
+from research_core.llm.client import LLMClient, LLMError
+from research_core.llm.costs import summarize_costs
+from research_core.llm.prompts import render_prompt
 from research_core.runs.errors import RunError
 from research_core.runs.runner import Runner
 from research_core.schemas import CostEntry, CostTotals, RunResult

@@ -1,6 +1,6 @@
 """A run's state as the user should see it: the checkpoint plus the progress of branch chains.
 
-While branches are being researched as chains (`research_core/nodes/chain.py`), the steps they
+While branches are being researched as chains (`research_core/research/chain.py`), the steps they
 have finished are checkpointed in each chain's own namespace and reach the run's state only when
 the chain ends. Everything that shows or totals a run in progress (the live view, History, a
 failed or interrupted run's totals) reads it through `live_state`, so a finding is visible as
@@ -14,7 +14,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
 
-from research_core.nodes.chain import ChainOutput
+from research_core.research.chain import ChainOutput
 from research_core.state import merge_branches
 
 _LIST_FIELDS = tuple(k for k in ChainOutput.__annotations__ if k != "branches")

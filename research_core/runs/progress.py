@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from research_core.costs import summarize_costs
+from research_core.llm.costs import summarize_costs
 from research_core.runs.records import RunTotals
 from research_core.schemas import RunResult
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from research_core.citations import finding_source_ids
-from research_core.plan import PlanError, as_priority
+from research_core.planning.plan import PlanError, as_priority
+from research_core.text.citations import finding_source_ids
 
 RESET_FIELDS: dict[str, Any] = {
     "status": "pending",

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from research_core.citations import global_numbering, markers_to_numbered
-from research_core.costs import summarize_costs
-from research_core.plan import tree_order
+from research_core.llm.costs import summarize_costs
+from research_core.planning.plan import tree_order
 from research_core.schemas import (
     LogEntry,
     RunResult,
@@ -14,6 +13,7 @@ from research_core.schemas import (
     SubSynthesisSummary,
     SynthesisSummary,
 )
+from research_core.text.citations import global_numbering, markers_to_numbered
 
 
 def numbered_sources(state: dict[str, Any]) -> tuple[dict[str, int], list[Source]]:

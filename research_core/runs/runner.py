@@ -23,9 +23,9 @@ from langgraph.types import Command
 from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
 from research_core.db import default_db_path, open_checkpointer
 from research_core.graph import build_graph
-from research_core.llm import LLMClient
-from research_core.nodes.decompose import propose_plan
-from research_core.plan import PlanError, validate_plan
+from research_core.llm.client import LLMClient
+from research_core.planning.decompose import propose_plan
+from research_core.planning.plan import PlanError, validate_plan
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
 from research_core.runs.live_state import live_state
@@ -89,7 +89,7 @@ class Runner:
                 if self.llm_settings.provider == "local" and not self.llm_settings.base_url:
 
                     def provider() -> str:
-                        from research_core.local_model import get_shared_server
+                        from research_core.llm.local_model import get_shared_server
 
                         server = get_shared_server(progress=self.progress)
                         return server.base_url

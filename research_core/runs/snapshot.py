@@ -7,10 +7,10 @@ from typing import Any
 
 from langgraph.types import StateSnapshot
 
-from research_core.costs import summarize_costs
-from research_core.plan import tree_order
+from research_core.llm.costs import summarize_costs
+from research_core.output.sanitize import strip_url_secrets_in_text
+from research_core.planning.plan import tree_order
 from research_core.runs.records import RunRecord
-from research_core.sanitize import strip_url_secrets_in_text
 from research_core.schemas import CostTotals
 
 

@@ -6,7 +6,7 @@ import threading
 from typing import Protocol, runtime_checkable
 
 from research_core.errors import ArborError
-from research_core.sanitize import strip_control_chars
+from research_core.output.sanitize import strip_control_chars
 from research_core.schemas import Source
 
 # Hard bounds so a misbehaving backend cannot flood the engine or the checkpoint.

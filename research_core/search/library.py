@@ -30,7 +30,7 @@ import sqlite_utils
 from pydantic import BaseModel
 
 from research_core.db import connect
-from research_core.sanitize import BIDI_CONTROLS
+from research_core.output.sanitize import BIDI_CONTROLS
 from research_core.schemas import Source, stable_id, utc_now
 from research_core.search.base import MAX_RESULTS_PER_QUERY, MAX_SNIPPET_CHARS, SearchError, clip_source
 

@@ -16,8 +16,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from research_core.citations import cited_source_ids
 from research_core.research.evidence import SUPPORT_BAR, source_text, support_share
+from research_core.text.citations import cited_source_ids
 
 _MARKER = re.compile(r"\s*\[\[src:([0-9a-f]+)\]\]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")

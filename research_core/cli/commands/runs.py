@@ -41,7 +41,7 @@ def show(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> 
 
 def export(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
     """Write a finished run as Markdown, HTML, JSON or its execution log (jsonl); refused until it finishes."""
-    from research_core.export import export_result
+    from research_core.output.export import export_result
 
     result = runner.result(args.run_id)
     if result is None:

@@ -22,8 +22,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from research_core.markdown_fences import scan_fences
-from research_core.sanitize import (
+from research_core.output.sanitize import (
     clean_llm_markdown,
     escape_markdown,
     redact_data,
@@ -34,6 +33,7 @@ from research_core.sanitize import (
 )
 from research_core.schemas import RunResult, Source
 from research_core.sources.labels import reading_label
+from research_core.text.markdown_fences import scan_fences
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def _fit_into_report(md: str, top_level: int) -> str:
     return "\n".join(lines)
 
 
-def _drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
+def drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
     """Remove citations of numbers outside 1..source_count; return the text and how many went.
 
     Like `citations.drop_unknown_numbers`, but a citation removed entirely takes the blank
@@ -144,7 +144,7 @@ def _drop_missing_citations(text: str, source_count: int) -> tuple[str, int]:
 
 def _llm_markdown(md: str | None, source_count: int, top_level: int, where: str) -> str:
     """The LLM's Markdown made safe, with citations of missing sources removed."""
-    text, removed = _drop_missing_citations(clean_llm_markdown(md or ""), source_count)
+    text, removed = drop_missing_citations(clean_llm_markdown(md or ""), source_count)
     if removed:
         logger.info("Removed %d citation(s) of sources that do not exist from %s", removed, where)
     return _fit_into_report(text.strip(), top_level)

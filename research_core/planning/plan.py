@@ -8,8 +8,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
+from research_core.output.sanitize import strip_control_chars
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
-from research_core.sanitize import strip_control_chars
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.words import content_words
 
@@ -274,7 +274,7 @@ def make_children(
     parent: dict, questions: list[dict], existing_ids: set[str], iterations: int, min_it: int, max_it: int
 ) -> list[SubQuestion]:
     """Children of a drill-down: ids parent.1, parent.2 ..., sharing `iterations` by priority."""
-    from research_core.budget import clamp, split_by_priority
+    from research_core.planning.budget import clamp, split_by_priority
 
     shares = split_by_priority(iterations, [float(q.get("priority", 0.5)) for q in questions])
     children = []

@@ -7,10 +7,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig, language_instruction
-from research_core.llm import StructuredOutputError
+from research_core.llm.client import StructuredOutputError
+from research_core.llm.prompts import render_prompt
 from research_core.planning.question_shape import stand_alone
-from research_core.prompts import render_prompt
-from research_core.revision import apply_revision, keep_approved_branches, revision_is_empty, vet_revision
+from research_core.planning.revision import apply_revision, keep_approved_branches, revision_is_empty, vet_revision
 from research_core.schemas import LogEntry, PlanRevisionOutput
 from research_core.services import Services
 

@@ -22,9 +22,9 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, ValidationError
 
 from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
-from research_core.costs import call_cost, price_for, price_known
 from research_core.errors import ArborError
-from research_core.sanitize import strip_url_secrets, strip_url_secrets_in_text
+from research_core.llm.costs import call_cost, price_for, price_known
+from research_core.output.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.schemas import CostEntry
 
 logger = logging.getLogger(__name__)
@@ -147,7 +147,7 @@ class LLMClient:
                 elif self._base_url_provider is not None:
                     self._base_url = self._base_url_provider()
                 elif self.is_local:
-                    from research_core.local_model import get_shared_server
+                    from research_core.llm.local_model import get_shared_server
 
                     self._base_url = get_shared_server().start()
                 else:

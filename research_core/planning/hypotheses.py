@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from research_core.budget import clamp
-from research_core.citations import numbered_to_markers
 from research_core.configuration import RunConfig, language_instruction
-from research_core.llm import LLMClient
-from research_core.plan import branch_id
-from research_core.prompts import render_prompt
+from research_core.llm.client import LLMClient
+from research_core.llm.prompts import render_prompt
+from research_core.planning.budget import clamp
+from research_core.planning.plan import branch_id
 from research_core.schemas import CostEntry, HypothesesOutput, HypothesisVerdictOutput, SubQuestion
-from research_core.similarity import is_near_duplicate
+from research_core.text.citations import numbered_to_markers
+from research_core.text.similarity import is_near_duplicate
 
 
 def propose_hypotheses(

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 _SEPARATOR = "<<<USER>>>"
 
 
@@ -50,8 +50,3 @@ def render_prompt(name: str, **values: object) -> tuple[str, str]:
     system, user = _load(name)
     text_values = {k: defuse_tags(str(v)) for k, v in values.items()}
     return system.substitute(text_values), user.substitute(text_values)
-
-
-def prompt_names() -> list[str]:
-    """Names of all prompt templates."""
-    return sorted(p.stem for p in PROMPTS_DIR.glob("*.md"))

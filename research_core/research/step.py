@@ -7,14 +7,15 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_core.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.configuration import RunConfig, language_instruction
-from research_core.hypotheses import research_focus
-from research_core.llm import StructuredOutputError
+from research_core.llm.client import StructuredOutputError
+from research_core.llm.prompts import render_prompt
+from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import stand_alone
-from research_core.prompts import render_prompt
+from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
 from research_core.research.part_coverage import uncovered_parts
+from research_core.research.stopping import branch_stop_decision
 from research_core.schemas import (
     FLAT_BRANCH_ID,
     DepthAssessmentOutput,
@@ -29,7 +30,6 @@ from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_s
 from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
 from research_core.sources.reader import read_sources
-from research_core.stopping import branch_stop_decision
 from research_core.text.windows import best_window
 
 logger = logging.getLogger(__name__)

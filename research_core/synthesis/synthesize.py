@@ -6,7 +6,20 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_core.citations import (
+from research_core.configuration import RunConfig, language_instruction
+from research_core.llm.client import LLMError
+from research_core.llm.prompts import render_prompt
+from research_core.output.sanitize import strip_terminal_escapes
+from research_core.planning.hypotheses import judge_hypothesis
+from research_core.planning.plan import section_numbers, tree_order
+from research_core.research.evidence import support_share
+from research_core.schemas import LogEntry, SubQuestion
+from research_core.services import Services
+from research_core.state import ResearchState
+from research_core.synthesis.grounding import Grounded, ground_text, grounding_note
+from research_core.synthesis.report import assemble_report, branch_section, drop_sections
+from research_core.synthesis.verification import verify_citations
+from research_core.text.citations import (
     cited_source_ids,
     drop_unknown_numbers,
     finding_source_ids,
@@ -14,19 +27,6 @@ from research_core.citations import (
     markers_to_numbered,
     numbered_to_markers,
 )
-from research_core.configuration import RunConfig, language_instruction
-from research_core.hypotheses import judge_hypothesis
-from research_core.llm import LLMError
-from research_core.plan import section_numbers, tree_order
-from research_core.prompts import render_prompt
-from research_core.research.evidence import support_share
-from research_core.sanitize import strip_terminal_escapes
-from research_core.schemas import LogEntry, SubQuestion
-from research_core.services import Services
-from research_core.state import ResearchState
-from research_core.synthesis.grounding import Grounded, ground_text, grounding_note
-from research_core.synthesis.report import assemble_report, branch_section, drop_sections
-from research_core.verification import verify_citations
 
 # Share of a finding's content words an answer must contain to count as stating it.
 SAID_BAR = 0.6

@@ -1,6 +1,6 @@
 """Iteration and cost allocation: pure functions, no I/O.
 
-The seeds' rule: reserve iterations for decomposition (1), one synthesis per branch (N) and the
+The rule: reserve iterations for decomposition (1), one synthesis per branch (N) and the
 meta-synthesis (1); split the rest across branches by priority weight and clamp each share to
 [sub_question_min_iterations, sub_question_max_iterations]. We split with the largest-remainder
 method so the shares add up to the research budget instead of silently losing the fractions that
@@ -53,21 +53,13 @@ def allocate_iterations(
     min_per_branch: int,
     max_per_branch: int,
 ) -> list[int]:
-    """Iterations per branch for a hierarchical run (the seeds' formula with largest remainder).
+    """Iterations per branch for a hierarchical run: the unreserved iterations split by priority, clamped.
 
     >>> allocate_iterations(20, [1.0, 0.9, 0.9, 1.0], 2, 5)
     [4, 3, 3, 4]
     """
     research = max_iterations - reserved_iterations(len(priorities))
     return [clamp(s, min_per_branch, max_per_branch) for s in split_by_priority(research, priorities)]
-
-
-def research_cap(max_iterations: int, num_branches: int) -> int:
-    """Research iterations a hierarchical run may spend: `max_iterations` less the reserved ones.
-
-    Never more than `max_iterations`, and at least 1 so a run can research at all.
-    """
-    return min(max_iterations, max(1, max_iterations - reserved_iterations(num_branches)))
 
 
 def run_iteration_cap(max_iterations: int, active_branches: int, *, flat: bool) -> int:
@@ -210,11 +202,6 @@ def reserve_synthesis_cost(
     if coverage_check:
         meta += _price(COVERAGE_TOKENS_IN, COVERAGE_TOKENS_OUT, work_price)
     return CostReservation(per_branch_synthesis=per_branch, meta_synthesis=meta)
-
-
-def research_budget_left(cost_cap: float, spent: float, reservation: float) -> float:
-    """Dollars still available for research; research stops when this reaches zero."""
-    return cost_cap - reservation - spent
 
 
 def estimate_cost_range(

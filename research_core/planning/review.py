@@ -7,10 +7,10 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_core.budget import estimate_cost_range, fund_branches, funding_note
 from research_core.configuration import RunConfig
-from research_core.nodes.decompose import plan_to_branches
-from research_core.plan import PlanError, validate_plan
+from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
+from research_core.planning.decompose import plan_to_branches
+from research_core.planning.plan import PlanError, validate_plan
 from research_core.schemas import LogEntry, Plan, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState

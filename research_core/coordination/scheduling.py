@@ -1,9 +1,9 @@
 """Which branch steps run next: pure scheduling, easy to test.
 
 Branch syntheses go first (they unblock the report), then branches already being researched,
-then pending ones by priority. At most `parallel` steps run at once, so `parallel=1`
-reproduces the seeds' sequential order: one branch researched to the end, synthesized, then
-the next highest priority.
+then pending ones by priority. At most `parallel` steps run at once, so `parallel=1` runs the
+branches one after another: one branch researched to the end, synthesized, then the next
+highest priority.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-FINAL_STATUSES = frozenset({"completed", "skipped", "failed"})
+from research_core.schemas import FINAL_STATUSES
 
 
 @dataclass
@@ -22,11 +22,6 @@ class Schedule:
     synthesize: list[str] = field(default_factory=list)
     updates: dict[str, dict] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-
-    @property
-    def empty(self) -> bool:
-        """True when nothing is left to run."""
-        return not self.research and not self.synthesize
 
 
 def schedule_steps(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig
-from research_core.llm import StructuredOutputError
+from research_core.llm.client import StructuredOutputError
+from research_core.llm.prompts import render_prompt
 from research_core.planning.question_shape import multi_part_signals
-from research_core.prompts import render_prompt
 from research_core.schemas import ClassificationOutput, LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from research_core.budget import clamp
 from research_core.configuration import RunConfig
-from research_core.plan import branch_id
+from research_core.planning.budget import clamp
+from research_core.planning.plan import branch_id
 from research_core.schemas import PlanRevisionOutput, SubQuestion
-from research_core.similarity import is_near_duplicate
+from research_core.text.similarity import is_near_duplicate
 
 
 def vet_revision(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research_core.budget import allocate_iterations, flat_iterations, fund_branches, funding_note
 from research_core.configuration import RunConfig
+from research_core.planning.budget import allocate_iterations, flat_iterations, fund_branches, funding_note
 from research_core.schemas import FLAT_BRANCH_ID, LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState

@@ -5,10 +5,10 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig, language_instruction
-from research_core.hypotheses import hypothesis_branches, propose_hypotheses
-from research_core.llm import LLMClient, StructuredOutputError
-from research_core.plan import plan_from_decomposition, validate_plan
-from research_core.prompts import render_prompt
+from research_core.llm.client import LLMClient, StructuredOutputError
+from research_core.llm.prompts import render_prompt
+from research_core.planning.hypotheses import hypothesis_branches, propose_hypotheses
+from research_core.planning.plan import plan_from_decomposition, validate_plan
 from research_core.schemas import CostEntry, DecompositionOutput, LogEntry, Plan
 from research_core.services import Services
 from research_core.state import ResearchState

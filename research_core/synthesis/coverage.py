@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research_core.citations import markers_to_numbered
 from research_core.configuration import RunConfig, language_instruction
-from research_core.hypotheses import hypothesis_branches, propose_hypotheses
-from research_core.llm import StructuredOutputError
-from research_core.nodes.synthesize import ordered_syntheses
-from research_core.plan import tree_order
-from research_core.prompts import render_prompt
+from research_core.llm.client import StructuredOutputError
+from research_core.llm.prompts import render_prompt
+from research_core.planning.hypotheses import hypothesis_branches, propose_hypotheses
+from research_core.planning.plan import tree_order
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
-from research_core.similarity import is_near_duplicate
 from research_core.state import ResearchState
+from research_core.synthesis.synthesize import ordered_syntheses
+from research_core.text.citations import markers_to_numbered
+from research_core.text.similarity import is_near_duplicate
 
 
 def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:

@@ -1,6 +1,6 @@
 """coordinate: between chains, open the gates (step, revision, drill-down) and schedule what runs next.
 
-Research is scheduled as chains (`research_core/nodes/chain.py`): a branch keeps researching, and
+Research is scheduled as chains (`research_core/research/chain.py`): a branch keeps researching, and
 is answered, without coming back here until its research is done or its share of the caps is used
 up. When something waits for a branch to finish, the chains run a segment and come back sooner.
 """
@@ -12,20 +12,20 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_core.budget import reserve_synthesis_cost, run_iteration_cap
-from research_core.citations import cited_source_ids, finding_source_ids
 from research_core.configuration import RunConfig
-from research_core.costs import total_cost
-from research_core.hypotheses import hypothesis_branches
-from research_core.nodes.chain import allocation_left, chain_allotments, segment_length
-from research_core.nodes.research import can_drill_down
-from research_core.plan import PlanError, as_priority, insert_after_subtree, make_children
-from research_core.revision import apply_revision
-from research_core.sanitize import strip_control_chars
-from research_core.scheduling import FINAL_STATUSES, schedule_steps
-from research_core.schemas import HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
+from research_core.coordination.allotments import allocation_left, chain_allotments, segment_length
+from research_core.coordination.scheduling import schedule_steps
+from research_core.llm.costs import total_cost
+from research_core.output.sanitize import strip_control_chars
+from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
+from research_core.planning.hypotheses import hypothesis_branches
+from research_core.planning.plan import PlanError, as_priority, insert_after_subtree, make_children
+from research_core.planning.revision import apply_revision
+from research_core.research.step import can_drill_down
+from research_core.schemas import FINAL_STATUSES, HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
+from research_core.text.citations import cited_source_ids, finding_source_ids
 
 
 def _log(message: str, kind: str = "decision", branch: str | None = None, reasoning: str = "") -> dict:

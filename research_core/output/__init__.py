@@ -1,0 +1,1 @@
+"""Exports of a finished run (markdown, html, json, ...) and the sanitising of untrusted text."""
