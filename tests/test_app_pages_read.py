@@ -16,7 +16,7 @@ from research_core.configuration import LLMSettings
 from research_core.runs.runner import Runner
 from research_core.search.searxng import SearxngSearch
 from tests.fakes.local_web import LocalWeb, serve_local_web
-from tests.test_app_pages import QUESTION, app, button, no_exception, open_page, run_config, texts
+from tests.test_app_pages import QUESTION, app, button, no_exception, open_page, run_config, runner_for, texts
 from tests.test_app_report_run import metric, stored_config
 
 
@@ -101,3 +101,27 @@ def test_new_research_asks_for_the_searxng_url_first(env: dict) -> None:
     no_exception(at)
     assert "SearXNG needs its URL" in texts(at.error)
     assert Runner(env["db"]).runs() == []
+
+
+def test_reading_settings_reach_the_runs_compare_starts(env: dict) -> None:
+    at = open_page(app(), "app_pages/settings.py")
+    at.text_input(key="set_searxng_url").input("http://127.0.0.1:8888/")
+    at.toggle(key="set_read_pages").set_value(False)
+    at.toggle(key="set_fetch_private").set_value(True).run()
+    button(at, "Save settings").click().run()
+    no_exception(at)
+
+    at = open_page(app(), "app_pages/compare.py")
+    at.text_area(key="cmp_question").input(QUESTION)
+    button(at, "Research both ways").click().run()
+    no_exception(at)
+    runner = runner_for(env)
+    runs = runner.runs()
+    assert sorted(r.mode for r in runs) == ["flat", "hierarchical"]
+    for run in runs:
+        config = runner.snapshot(run.id).config
+        assert (config["searxng_url"], config["read_pages"], config["fetch_private_addresses"]) == (
+            "http://127.0.0.1:8888",
+            False,
+            True,
+        )
