@@ -15,11 +15,20 @@ from langgraph.types import interrupt
 from research_core.configuration import RunConfig
 from research_core.coordination.allotments import allocation_left, chain_allotments, segment_length
 from research_core.coordination.scheduling import schedule_steps
+from research_core.gates import (
+    DrillApprove,
+    DrillDownPayload,
+    RevisionAccept,
+    RevisionPayload,
+    StepPayload,
+    parse_drill_answer,
+    parse_revision_answer,
+    parse_step_answer,
+)
 from research_core.llm.costs import total_cost
-from research_core.output.sanitize import strip_control_chars
 from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
 from research_core.planning.hypotheses import hypothesis_branches
-from research_core.planning.plan import PlanError, as_priority, insert_after_subtree, make_children
+from research_core.planning.plan import PlanError, insert_after_subtree, make_children
 from research_core.planning.revision import apply_revision
 from research_core.research.step import can_drill_down
 from research_core.schemas import FINAL_STATUSES, HypothesesOutput, LogEntry, ProposedHypothesis, SubQuestion
@@ -34,96 +43,19 @@ def _log(message: str, kind: str = "decision", branch: str | None = None, reason
 
 def step_payload(state: ResearchState, branches: dict[str, dict], done: list[str], error: str | None) -> dict:
     """What the step gate shows: the branches just finished and the ones still pending."""
-    return {
-        "kind": "step",
-        "question": state["question"],
-        "completed": [
+    return StepPayload(
+        question=state["question"],
+        completed=[
             {k: branches[b].get(k) for k in ("id", "question_text", "synthesis", "confidence", "iteration_count")}
             for b in done
         ],
-        "pending": [
+        pending=[
             {k: branches[b].get(k) for k in ("id", "question_text", "priority", "status", "parent_id")}
             for b in state["branch_order"]
             if b in branches and branches[b].get("status") == "pending"
         ],
-        "error": error,
-        "answers": "continue | stop | {'action': 'continue', 'edits': [{'id', 'question_text', 'priority', 'skip'}]}",
-    }
-
-
-def parse_step_answer(answer: Any, branches: dict[str, dict]) -> tuple[str, dict[str, dict]]:
-    """Interpret a step-gate answer: ('continue' | 'stop', updates for pending branches)."""
-    if isinstance(answer, str):
-        answer = {"action": answer.strip().lower()}
-    if not isinstance(answer, dict):
-        raise PlanError("Answer 'continue', 'stop', or an object with 'action' and 'edits'.")
-    action = answer.get("action", "continue")
-    if action not in ("continue", "stop"):
-        raise PlanError(f"Unknown action {action!r}: use 'continue' or 'stop'.")
-    updates: dict[str, dict] = {}
-    edits = answer.get("edits") or []
-    if not isinstance(edits, list):
-        raise PlanError("'edits' must be a list of {id, question_text?, priority?, skip?}.")
-    for edit in edits:
-        if not isinstance(edit, dict) or edit.get("id") not in branches:
-            raise PlanError(f"Edit {edit!r} does not name a branch of this run.")
-        bid = edit["id"]
-        if branches[bid].get("status") != "pending":
-            raise PlanError(f"{bid} is {branches[bid].get('status')}; only pending branches can be edited.")
-        change: dict[str, Any] = {}
-        if "question_text" in edit:
-            text = edit["question_text"]
-            if isinstance(text, str):
-                text = strip_control_chars(text)
-            if not isinstance(text, str) or not text.strip():
-                raise PlanError(f"{bid}: the question text is empty.")
-            change["question_text"] = text.strip()
-        if "priority" in edit:
-            change["priority"] = as_priority(edit["priority"], bid)
-        if edit.get("skip"):
-            change["status"] = "skipped"
-            change["stop_reason"] = "skipped by the user"
-        updates[bid] = change
-    return action, updates
-
-
-def parse_drill_answer(answer: Any, proposals: list[dict]) -> list[dict]:
-    """Interpret a drill-down answer: the children to create (empty list = rejected)."""
-    if isinstance(answer, str):
-        answer = {"action": answer.strip().lower()}
-    if not isinstance(answer, dict) or answer.get("action") not in ("approve", "reject"):
-        raise PlanError("Answer 'approve', 'reject', or {'action': 'approve', 'children': [...]}.")
-    if answer["action"] == "reject":
-        return []
-    children = answer.get("children", proposals)
-    if not isinstance(children, list) or not children:
-        raise PlanError("'children' must be a non-empty list of {question_text, priority}.")
-    out = []
-    for n, child in enumerate(children, start=1):
-        if not isinstance(child, dict) or not str(child.get("question_text") or "").strip():
-            raise PlanError(f"Child {n}: the question text is empty.")
-        out.append({**child, "priority": as_priority(child.get("priority", 0.5), f"Child {n}")})
-    return out
-
-
-def parse_revision_answer(answer: Any, changes: dict[str, Any]) -> dict[str, Any] | None:
-    """Interpret a revision answer: the accepted changes, or None when rejected."""
-    if isinstance(answer, str):
-        answer = {"action": answer.strip().lower()}
-    if not isinstance(answer, dict) or answer.get("action") not in ("accept", "reject"):
-        raise PlanError("Answer 'accept', 'reject', or {'action': 'accept', 'changes': {...}}.")
-    if answer["action"] == "reject":
-        return None
-    accepted = answer.get("changes", changes)
-    if not isinstance(accepted, dict):
-        raise PlanError("'changes' must be an object with add, drop and reprioritize.")
-    return {
-        "add": [a for a in accepted.get("add", []) if a in changes.get("add", [])],
-        "drop": [d for d in accepted.get("drop", []) if d in changes.get("drop", [])],
-        "reprioritize": {
-            k: v for k, v in accepted.get("reprioritize", {}).items() if k in changes.get("reprioritize", {})
-        },
-    }
+        error=error,
+    ).model_dump()
 
 
 def _ask(payload_fn: Any, parse: Any) -> Any:
@@ -190,15 +122,15 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if config.step_mode and not stop:
         done = [b for b in order if branches[b].get("status") == "completed" and b not in acknowledged]
         if done:
-            action, edits = _ask(
+            step = _ask(
                 lambda error: step_payload(state, branches, done, error),
                 lambda answer: parse_step_answer(answer, branches),
             )
             acknowledged += done
-            for bid, fields in edits.items():
+            for bid, fields in step.updates.items():
                 change(bid, fields)
                 log.append(_log(f"Edited at step gate: {fields}", branch=bid))
-            if action == "stop":
+            if step.action == "stop":
                 stop = True
                 warnings.append("The run was stopped early by the user; the report uses what was gathered.")
                 log.append(_log("The user stopped the run at a step gate."))
@@ -208,16 +140,13 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if pending_revision:
         accepted = None
         if not stop:
-            accepted = _ask(
-                lambda error: {
-                    "kind": "revision",
-                    "question": state["question"],
-                    "changes": pending_revision,
-                    "error": error,
-                    "answers": "accept | reject | {'action': 'accept', 'changes': {...}}",
-                },
+            revision = _ask(
+                lambda error: RevisionPayload(
+                    question=state["question"], changes=pending_revision, error=error
+                ).model_dump(),
                 lambda answer: parse_revision_answer(answer, pending_revision),
             )
+            accepted = revision.changes if isinstance(revision, RevisionAccept) else None
         extra["revision_pending"] = None
         # A proposal the user answered uses up one of `max_revisions`, accepted or not, so someone
         # who keeps saying no is not asked again after every branch.
@@ -240,18 +169,17 @@ def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
         if stop:
             children = []
         elif config.step_mode:
-            children = _ask(
-                lambda error, b=b, proposals=proposals: {
-                    "kind": "drill_down",
-                    "question": state["question"],
-                    "branch": {k: b.get(k) for k in ("id", "question_text", "depth_assessment", "priority")},
-                    "reasoning": b.get("depth_reasoning") or "",
-                    "proposals": proposals,
-                    "error": error,
-                    "answers": "approve | reject | {'action': 'approve', 'children': [{question_text, priority}]}",
-                },
+            drill = _ask(
+                lambda error, b=b, proposals=proposals: DrillDownPayload(
+                    question=state["question"],
+                    branch={k: b.get(k) for k in ("id", "question_text", "depth_assessment", "priority")},
+                    reasoning=b.get("depth_reasoning") or "",
+                    proposals=proposals,
+                    error=error,
+                ).model_dump(),
                 lambda answer, proposals=proposals: parse_drill_answer(answer, proposals),
             )
+            children = drill.children if isinstance(drill, DrillApprove) else []
         else:
             children = proposals
         room = config.max_total_sub_questions - len(branches)

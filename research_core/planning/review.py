@@ -8,9 +8,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research_core.configuration import RunConfig
+from research_core.gates import ReviewCancel, ReviewPayload, parse_review_answer
 from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
 from research_core.planning.decompose import plan_to_branches
-from research_core.planning.plan import PlanError, validate_plan
+from research_core.planning.plan import PlanError
 from research_core.schemas import LogEntry, Plan, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -38,49 +39,19 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
         sum(alloc), funding.funded, services.llm.price("work"), services.llm.price("synthesis")
     )
     ids = [sq.id for sq in plan.sub_questions]
-    return {
-        "kind": "review",
-        "question": state["question"],
-        "strategy": plan.strategy,
-        "sub_questions": [
+    return ReviewPayload(
+        question=state["question"],
+        strategy=plan.strategy,
+        sub_questions=[
             sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id", "depth"})
             for sq in plan.sub_questions
         ],
-        "estimated_iterations": dict(zip(ids, alloc, strict=True)),
-        "estimated_cost_usd": [low, high],
-        "unfunded": [ids[i] for i in funding.unfunded],
-        "budget_note": funding_note(funding, ids, config.max_iterations),
-        "error": error,
-        "answers": "approve | {'action': 'approve', 'sub_questions': [...edited plan...]} | {'action': 'cancel'}",
-    }
-
-
-def parse_review_answer(answer: Any, state: ResearchState) -> tuple[str, Plan | None]:
-    """Interpret the user's answer: ('approve', plan or None) or ('cancel', None).
-
-    Raises PlanError with a message for anything else.
-    """
-    if isinstance(answer, str):
-        if answer.strip().lower() == "approve":
-            return "approve", None
-        if answer.strip().lower() == "cancel":
-            return "cancel", None
-        raise PlanError(f"Unknown answer {answer!r}: answer 'approve', 'cancel' or an edited plan.")
-    if isinstance(answer, dict):
-        action = answer.get("action", "approve" if "sub_questions" in answer else None)
-        if action == "cancel":
-            return "cancel", None
-        if action == "approve":
-            if "sub_questions" in answer:
-                edited = validate_plan(
-                    {**answer, "strategy": answer.get("strategy") or state.get("strategy")},
-                    state["question"],
-                    config=RunConfig(**state["config"]),
-                )
-                return "approve", edited
-            return "approve", None
-        raise PlanError(f"Unknown action {action!r}: use 'approve' or 'cancel'.")
-    raise PlanError("The answer must be 'approve', 'cancel' or an edited plan object.")
+        estimated_iterations=dict(zip(ids, alloc, strict=True)),
+        estimated_cost_usd=[low, high],
+        unfunded=[ids[i] for i in funding.unfunded],
+        budget_note=funding_note(funding, ids, config.max_iterations),
+        error=error,
+    ).model_dump()
 
 
 def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
@@ -93,13 +64,14 @@ def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
     while True:
         answer = interrupt(review_payload(state, runtime.context, error))
         try:
-            action, edited = parse_review_answer(answer, state)
+            parsed = parse_review_answer(answer, state["question"], state.get("strategy"), config)
             break
         except PlanError as exc:
             error = str(exc)
-    if action == "cancel":
+    if isinstance(parsed, ReviewCancel):
         entry = LogEntry(node="review_plan", message="The user cancelled the run at plan review.")
         return {"stop_requested": True, "status": "cancelled", "log": [entry.model_dump()]}
+    edited = parsed.plan
     if edited is None:
         entry = LogEntry(node="review_plan", message="The user approved the plan.")
         return {"log": [entry.model_dump()]}
