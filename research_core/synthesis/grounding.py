@@ -64,10 +64,14 @@ def _with_marker(sentence: str, sid: str) -> str:
     return f"{sentence.rstrip()} [[src:{sid}]]"
 
 
-def _ground_sentence(sentence: str, sources: Mapping[str, Mapping], out: Grounded) -> str | None:
+def _ranked(claim: str, texts: Mapping[str, str]) -> list[tuple[float, str]]:
+    """(support share, source id) for every source, best first."""
+    return sorted(((support_share(claim, t), sid) for sid, t in texts.items()), reverse=True)
+
+
+def _ground_sentence(sentence: str, texts: Mapping[str, str], out: Grounded) -> str | None:
     """The sentence with only supporting citations (one attached if needed), or None to remove it."""
     bare = _MARKER.sub("", sentence).strip()
-    texts = {sid: source_text(dict(s)) for sid, s in sources.items()}
     kept = [
         sid for sid in cited_source_ids(sentence) if sid in texts and support_share(bare, texts[sid]) >= SUPPORT_BAR
     ]
@@ -81,7 +85,7 @@ def _ground_sentence(sentence: str, sources: Mapping[str, Mapping], out: Grounde
         # a comparison drawing on several cited sources: together they support it
         out.supported += 1
         return sentence.strip()
-    scored = sorted(((support_share(bare, t), sid) for sid, t in texts.items()), reverse=True)
+    scored = _ranked(bare, texts)
     if scored and scored[0][0] >= SUPPORT_BAR:
         out.supported += 1
         out.attached += 1
@@ -94,11 +98,10 @@ def _ground_sentence(sentence: str, sources: Mapping[str, Mapping], out: Grounde
     return None
 
 
-def _ground_code(block: list[str], sources: Mapping[str, Mapping], out: Grounded) -> list[str]:
+def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> list[str]:
     """A fenced code block is one statement: kept with the source that shows it, or removed whole."""
     body = "\n".join(line for line in block if not _FENCE.match(line.strip()))
-    texts = {sid: source_text(dict(s)) for sid, s in sources.items()}
-    scored = sorted(((support_share(body, t), sid) for sid, t in texts.items()), reverse=True)
+    scored = _ranked(body, texts)
     out.statements += 1
     if scored and scored[0][0] >= SUPPORT_BAR:
         out.supported += 1
@@ -115,6 +118,7 @@ def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
     code is written from memory).
     """
     out = Grounded(text="")
+    texts = {sid: source_text(dict(s)) for sid, s in sources.items()}
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)
     lines: list[str] = []
     unchecked = False
@@ -124,7 +128,7 @@ def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
         if block is not None:
             block.append(line)
             if _FENCE.match(stripped):
-                lines += _ground_code(block, sources, out)
+                lines += _ground_code(block, texts, out)
                 block = None
             continue
         if _FENCE.match(stripped):
@@ -145,14 +149,14 @@ def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
             if not is_claim(sentence):
                 kept.append(sentence)
                 continue
-            grounded = _ground_sentence(sentence, sources, out)
+            grounded = _ground_sentence(sentence, texts, out)
             if grounded is not None:
                 kept.append(grounded)
         rebuilt = " ".join(s for s in kept if s.strip())
         if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
             lines.append(prefix + rebuilt)
     if block is not None:  # a block the model never closed
-        lines += _ground_code(block, sources, out)
+        lines += _ground_code(block, texts, out)
     out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return out
 
