@@ -70,9 +70,7 @@ def start_modes() -> None:
             parallel=settings.parallel,
             max_total_cost_usd=settings.max_total_cost_usd,
             search_backends=list(st.session_state["cmp_backends"]),
-            searxng_url=settings.searxng_url,
-            read_pages=settings.read_pages,
-            fetch_private_addresses=settings.fetch_private_addresses,
+            **run_form.reading_settings(settings),
         )
         config = run_form.run_config_from_form(form)
     except (ValidationError, ValueError) as exc:

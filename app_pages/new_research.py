@@ -238,9 +238,7 @@ def propose() -> None:
             verify_citations=bool(st.session_state["nr_verify_citations"]),
             coverage_check=bool(st.session_state["nr_coverage_check"]),
             sticky_backends=list(st.session_state["nr_sticky"]),
-            searxng_url=settings.searxng_url,
-            read_pages=settings.read_pages,
-            fetch_private_addresses=settings.fetch_private_addresses,
+            **run_form.reading_settings(settings),
         )
         config = run_form.run_config_from_form(form)
     except ValidationError as exc:

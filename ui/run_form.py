@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from research_core.configuration import TEMPLATES, RunConfig, build_run_config, detect_template
+from ui.settings_store import AppSettings
 
 EXAMPLES = [
     "Compare SQLite, PostgreSQL and DuckDB for a small analytics web app",
@@ -65,6 +67,15 @@ class ResearchForm:
     searxng_url: str | None = None
     read_pages: bool | None = None
     fetch_private_addresses: bool | None = None
+
+
+def reading_settings(settings: AppSettings) -> dict[str, Any]:
+    """The saved reading settings every research form passes on: SearXNG address, page reading, private addresses."""
+    return {
+        "searxng_url": settings.searxng_url,
+        "read_pages": settings.read_pages,
+        "fetch_private_addresses": settings.fetch_private_addresses,
+    }
 
 
 def run_config_from_form(form: ResearchForm) -> RunConfig:
