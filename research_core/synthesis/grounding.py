@@ -169,3 +169,8 @@ def grounding_note(result: Grounded) -> str:
     if result.removed:
         note += f"; {len(result.removed)} unsupported statement(s) removed"
     return note
+
+
+def removed_note(result: Grounded, limit: int) -> str:
+    """The reasoning-log line naming the first `limit` statements grounding removed (empty when none)."""
+    return "Removed: " + " | ".join(r[:160] for r in result.removed[:limit]) if result.removed else ""

@@ -16,7 +16,7 @@ from research_core.research.evidence import support_share
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
-from research_core.synthesis.grounding import Grounded, ground_text, grounding_note
+from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections
 from research_core.synthesis.verification import verify_citations
 from research_core.text.citations import (
@@ -168,7 +168,7 @@ def ground_branch_answer(
     if len(used) == 1:
         text += "\n\nThis answer rests on a single source."
     fields = {"statements_checked": grounded.statements, "statements_supported": grounded.supported}
-    reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:6]) if grounded.removed else ""
+    reasoning = removed_note(grounded, 6)
     return text, fields, {"kind": "grounding", "message": grounding_note(grounded), "reasoning": reasoning}
 
 
@@ -361,7 +361,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     reverse = {n: sid for sid, n in numbering.items()}
     allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
     grounded = ground_text(drop_sections(numbered_to_markers(text, reverse)[0]), allowed)
-    reasoning = "Removed: " + " | ".join(r[:160] for r in grounded.removed[:8]) if grounded.removed else ""
+    reasoning = removed_note(grounded, 8)
     log.append(
         LogEntry(
             node="meta_synthesize", kind="grounding", message=grounding_note(grounded), reasoning=reasoning
