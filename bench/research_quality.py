@@ -315,7 +315,19 @@ def measure(result: Any, question: dict, texts: dict[str, str]) -> dict[str, Any
         "llm_calls": len(costs.entries),
         "tokens": costs.tokens_in + costs.tokens_out,
         "wall_s": round(result.duration_s, 1),
+        "llm_by_task": llm_by_task(costs.entries),
     }
+
+
+def llm_by_task(entries: list[Any]) -> dict[str, list[float]]:
+    """Calls, seconds and output tokens per LLM task (plan_queries, extract_findings, ...): where a run's time goes."""
+    table: dict[str, list[float]] = {}
+    for e in entries:
+        row = table.setdefault(e.task, [0, 0.0, 0])
+        row[0] += 1
+        row[1] = round(row[1] + e.latency_s, 1)
+        row[2] += e.tokens_out
+    return table
 
 
 # ---- the two parts ------------------------------------------------------------------------

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from research_core.planning.classify import mode_from_signals
-from research_core.planning.question_shape import multi_part_signals, question_parts, stand_alone, subjects
+from research_core.planning.question_shape import (
+    frame_terms,
+    multi_part_signals,
+    question_parts,
+    stand_alone,
+    subjects,
+    with_frame,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,3 +73,31 @@ def test_a_sub_question_without_its_subject_is_made_to_stand_alone():
     q = "Compare PostgreSQL and SQLite for embedded use"
     assert stand_alone("When should each option be used?", q) == "When should each option be used (PostgreSQL, SQLite)?"
     assert stand_alone("When should SQLite be used?", q) == "When should SQLite be used?"
+
+
+def test_a_sub_question_that_lost_the_question_frame_gets_its_words_back():
+    question = (
+        "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, "
+        "how are queries written, and how are results ranked?"
+    )
+    lost = "What are the differences in how documents are indexed in PostgreSQL and SQLite?"
+    assert frame_terms(lost, question) == "full-text search"
+    assert frame_terms("How do PostgreSQL and SQLite rank full-text search results?", question) == ""
+    # no "head: clauses" frame, or only names missing: nothing to add
+    assert (
+        frame_terms(
+            "How does SQLite isolate transactions?", "What levels does PostgreSQL offer, how does SQLite isolate?"
+        )
+        == ""
+    )
+    assert (
+        frame_terms("How does SQLite store values?", "How do PostgreSQL and SQLite differ: which functions exist?")
+        == ""
+    )
+
+
+def test_searches_of_a_branch_carry_the_frame_words_it_lost():
+    frame = "full-text search"
+    queries = with_frame(["documents indexed PostgreSQL SQLite", "SQLite FTS5 full text index"], frame)
+    assert queries == ["documents indexed PostgreSQL SQLite full-text search", "SQLite FTS5 full text index"]
+    assert with_frame(["a query"], "") == ["a query"]

@@ -209,3 +209,17 @@ def test_a_flat_branch_keeps_searching_while_a_part_of_its_question_has_no_findi
     found += ["SQLite isolates transactions by locking the database file.", "The sqlite3 module's autocommit setting"]
     assert uncovered_parts(question, found) == []
     assert branch_stop_decision(6, 6, 2, [0.9], distinct_sources=1, uncovered=missing).stop  # the budget ends it
+
+
+def test_one_finding_that_names_every_part_answers_only_one_of_them():
+    question = (
+        "What transaction isolation levels does PostgreSQL offer, how does SQLite isolate transactions, "
+        "and which settings of Python's sqlite3 module control transactions?"
+    )
+    # one sentence naming PostgreSQL, SQLite and the sqlite3 module: it cannot answer all three clauses
+    found = ["PostgreSQL isolation levels differ from how SQLite and Python's sqlite3 module handle transactions."]
+    assert len(uncovered_parts(question, found)) == 2
+    found += ["SQLite isolates transactions by locking the database file."]
+    assert len(uncovered_parts(question, found)) == 1
+    found += ["The sqlite3 module's isolation_level setting controls when transactions begin."]
+    assert uncovered_parts(question, found) == []

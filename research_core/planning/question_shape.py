@@ -253,3 +253,36 @@ def stand_alone(sub_question: str, question: str) -> str:
         return sub_question
     body = sub_question.rstrip().rstrip("?？").rstrip()
     return f"{body} ({', '.join(names[:4])})?"
+
+
+_FRAME = re.compile(rf"^(?P<head>[^:?？]{{3,200}}?):\s+(?={_WH}\b)", re.IGNORECASE)
+
+
+def frame_terms(sub_question: str, question: str) -> str:
+    """The words of the main question's frame that the sub-question lacks ("" when none).
+
+    In "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, how are
+    queries written, ...", the head before the colon frames every clause. A sub-question such as
+    "How are documents indexed in PostgreSQL and SQLite?" lost "full-text search", and searched
+    as written it finds pages about B-tree indexes. The missing frame words, in the head's order
+    and spelling, are what its searches and its evidence must add. Names are left to
+    `stand_alone`.
+    """
+    match = _FRAME.match(" ".join(question.split()))
+    if not match:
+        return ""
+    head = match.group("head")
+    names = {w.lower() for n in subjects(head) for w in content_words(n)}
+    missing = topic_words(head) - content_words(sub_question) - names
+    if not missing:
+        return ""
+    words = [w for w in re.findall(r"[\w'-]+", head) if content_words(w) & missing]
+    return " ".join(dict.fromkeys(words))
+
+
+def with_frame(queries: list[str], frame: str) -> list[str]:
+    """Each query, with the question's frame words appended when it has none of them (see `frame_terms`)."""
+    if not frame:
+        return queries
+    wanted = content_words(frame)
+    return [q if content_words(q) & wanted else f"{q} {frame}" for q in queries]

@@ -3,9 +3,11 @@
 A branch researching "What isolation levels does PostgreSQL offer, how does SQLite isolate
 transactions, and which settings of Python's sqlite3 module control them?" (a flat run of a
 multi-part question) is not done when two confident findings about PostgreSQL are in: two
-thirds of the question are still open. Each clause of the question is a part; a part is
-covered when a finding shares one of the part's own topic words (those the other parts do not
-share, so "transactions" in every clause does not count).
+thirds of the question are still open. Each clause of the question is a part; a finding touches
+a part when it shares one of the part's own topic words (those the other parts do not share, so
+"transactions" in every clause does not count). Each part needs a finding of its own: one
+finding that names words of all three clauses answers at most one of them, so parts are
+matched to distinct findings and the parts left unmatched are uncovered.
 """
 
 from __future__ import annotations
@@ -23,10 +25,39 @@ def distinctive_words(parts: list[str]) -> list[set[str]]:
     return [(w - shared) or w for w in words]
 
 
+def match_parts(touches: list[set[int]]) -> dict[int, int]:
+    """A largest matching of parts to distinct findings: part index -> finding index.
+
+    `touches[i]` holds the findings that touch part i (augmenting paths; parts and findings are few).
+    """
+    owner: dict[int, int] = {}  # finding -> part
+
+    def claim(part: int, seen: set[int]) -> bool:
+        for finding in sorted(touches[part]):
+            if finding in seen:
+                continue
+            seen.add(finding)
+            if finding not in owner or claim(owner[finding], seen):
+                owner[finding] = part
+                return True
+        return False
+
+    for part in range(len(touches)):
+        claim(part, set())
+    return {part: finding for finding, part in owner.items()}
+
+
 def uncovered_parts(question: str, findings: Iterable[str]) -> list[str]:
-    """The clauses of `question` that no finding touches (none for a one-part or non-English question)."""
+    """The clauses of `question` without a finding of their own (none for a one-part or non-English question).
+
+    A part is covered when a finding touching it can be matched to it alone: three parts need at
+    least three findings, and a finding that touches every part covers only one.
+    """
     parts = question_parts(question)
     if len(parts) < 2 or not looks_english(question):
         return []
-    found = set().union(*(content_words(f) for f in findings))
-    return [part for part, own in zip(parts, distinctive_words(parts), strict=True) if own and not own & found]
+    words = [content_words(f) for f in findings]
+    owns = distinctive_words(parts)
+    touches = [{i for i, w in enumerate(words) if own & w} for own in owns]
+    matched = match_parts(touches)
+    return [part for i, (part, own) in enumerate(zip(parts, owns, strict=True)) if own and i not in matched]

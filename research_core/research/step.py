@@ -11,7 +11,7 @@ from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
-from research_core.planning.question_shape import stand_alone
+from research_core.planning.question_shape import frame_terms, stand_alone, with_frame
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
 from research_core.research.part_coverage import uncovered_parts
@@ -205,7 +205,9 @@ def evidence_topic(branch: SubQuestion, question: str) -> str:
     """What a branch's evidence must be about: its question (with the main question's subjects when it
     names none, as an edited or drilled-down question may not), or a hypothesis within the main question."""
     if branch.kind == "question":
-        return stand_alone(branch.question_text, question)
+        topic = stand_alone(branch.question_text, question)
+        frame = frame_terms(topic, question)
+        return f"{topic} ({frame})" if frame else topic
     return f"{branch.question_text} ({question})"
 
 
@@ -385,6 +387,8 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     queries, update = plan_queries(
         services, payload["question"], branch, known, uncovered_parts(topic, [f["text"] for f in known])
     )
+    if branch.kind == "question":
+        queries = with_frame(queries, frame_terms(branch.question_text, payload["question"]))
     costs, log = list(update["costs"]), list(update["log"])
     searched: dict[str, dict[str, int]] = {}
     found, search_log, warnings = run_searches(
