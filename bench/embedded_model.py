@@ -202,7 +202,7 @@ def main() -> None:
             if not args.skip_run:
                 figures["run"] = full_run(tmp / "run")
                 print("run:", json.dumps(figures["run"], default=str), flush=True)
-            pid = server._process.pid if server._process else None  # the bench reads the server's /proc entry
+            pid = server.pid  # the bench reads the server's /proc entry
             figures["memory"] = {
                 "server_peak_rss_mib": vm_hwm_mib(pid) if pid else float("nan"),
                 "engine_peak_rss_mib": vm_hwm_mib(),

@@ -31,7 +31,7 @@ from research_core.configuration import LLMSettings, RunConfig, build_run_config
 from research_core.heap import freeze_startup_heap
 from research_core.runs.runner import Runner
 from research_core.schemas import Source
-from tests.fakes.llm_server import ScriptedLLM, _Handler, _Server, default_reply
+from tests.fakes.llm_server import ScriptedHandler, ScriptedLLM, ScriptedServer, default_reply
 from tests.fakes.search import FixtureSearch
 
 Interval = tuple[float, float]
@@ -83,11 +83,11 @@ class Recorder:
 # ---- the stub LLM server with timing -----------------------------------------------------
 
 
-class _TimedServer(_Server):
+class _TimedServer(ScriptedServer):
     recorder: Recorder
 
 
-class _TimedHandler(_Handler):
+class _TimedHandler(ScriptedHandler):
     server: _TimedServer
     # Keep connections alive as real LLM servers do (uvicorn, llama.cpp, the OpenAI API); with the
     # HTTP/1.0 default every call would pay a TCP connect the engine never pays in production.
@@ -161,8 +161,7 @@ def _stub_child(conn: Any) -> None:
             server.recorder = Recorder()
             conn.send(True)
         elif message[0] == "collect":
-            with server.scripted._lock:
-                calls = list(server.scripted.calls)
+            calls = server.scripted.recorded_calls()
             conn.send((calls, list(server.recorder.items)))
         else:
             server.shutdown()

@@ -301,14 +301,6 @@ def detect_template(question: str) -> str:
     return "general"
 
 
-def looks_complex(question: str) -> bool:
-    """Heuristic complexity check, the fallback when the LLM cannot classify."""
-    q = question.lower()
-    if any(re.search(p, q) for p in _HIERARCHICAL_PATTERNS):
-        return True
-    return len(q.split()) > 25 or q.count("?") > 1
-
-
 def build_run_config(template: str | None = None, question: str | None = None, **overrides: Any) -> RunConfig:
     """Start from a template (or the one detected from the question) and apply explicit overrides.
 

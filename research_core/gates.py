@@ -13,7 +13,7 @@ dicts; one parse function per gate turns whatever they send into the typed answe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -95,9 +95,6 @@ class ReviewCancel(BaseModel):
     action: Literal["cancel"] = "cancel"
 
 
-ReviewAnswer = Annotated[ReviewApprove | ReviewCancel, Field(discriminator="action")]
-
-
 class StepAnswer(BaseModel):
     """Continue or stop after a branch; `updates` are the fields to change on pending branches, by id.
 
@@ -123,9 +120,6 @@ class RevisionReject(BaseModel):
     action: Literal["reject"] = "reject"
 
 
-RevisionAnswer = Annotated[RevisionAccept | RevisionReject, Field(discriminator="action")]
-
-
 class DrillApprove(BaseModel):
     """Approve the drill-down with these children (the proposals, or the user's edit of them)."""
 
@@ -137,9 +131,6 @@ class DrillReject(BaseModel):
     """Reject the drill-down: no children are created."""
 
     action: Literal["reject"] = "reject"
-
-
-DrillAnswer = Annotated[DrillApprove | DrillReject, Field(discriminator="action")]
 
 
 # ---- parsers --------------------------------------------------------------------------------------

@@ -134,7 +134,10 @@ class Source(BaseModel):
 
 
 class Finding(BaseModel):
-    """A fact extracted from sources for one branch."""
+    """A fact extracted from sources for one branch: the one definition of a finding's fields.
+
+    Findings live in the state (and so in checkpoints and run results) as this model's dump.
+    """
 
     id: str
     sub_question_id: str

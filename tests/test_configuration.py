@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from research_core.configuration import LOCAL_MODEL_NAME, LLMSettings, build_run_config, detect_template, looks_complex
+from research_core.configuration import LOCAL_MODEL_NAME, LLMSettings, build_run_config, detect_template
+from research_core.planning.question_shape import multi_part_signals
 
 
 def test_no_key_means_the_embedded_model(monkeypatch):
@@ -54,4 +55,4 @@ def test_templates_and_overrides_keep_zero_and_false():
 )
 def test_auto_detection_on_the_seed_questions(question, template, complex_):
     assert detect_template(question) == template
-    assert looks_complex(question) is complex_
+    assert bool(multi_part_signals(question)) is complex_

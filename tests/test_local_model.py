@@ -230,7 +230,7 @@ def test_server_environment_drops_settings_the_server_would_read(monkeypatch):
     monkeypatch.setenv("Model", "gpt-4o")
     monkeypatch.setenv("API_KEY", "secret")
     monkeypatch.setenv("ARBOR_KEEP_ME", "yes")
-    env = local_model._server_env()
+    env = local_model.server_env()
     assert "PORT" not in env and "Model" not in env and "API_KEY" not in env
     assert env["ARBOR_KEEP_ME"] == "yes"
 

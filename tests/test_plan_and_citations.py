@@ -6,7 +6,7 @@ import pytest
 
 from research_core.configuration import build_run_config
 from research_core.coordination.scheduling import schedule_steps
-from research_core.planning.plan import PlanError, plan_from_decomposition, tree_order, validate_plan
+from research_core.planning.plan import PlanError, plan_from_decomposition, validate_plan
 from research_core.schemas import DecompositionOutput
 from research_core.text.citations import (
     drop_unknown_numbers,
@@ -15,6 +15,7 @@ from research_core.text.citations import (
     markers_to_numbered,
     numbered_to_markers,
 )
+from research_core.tree import BranchTree
 
 
 def _decomp(*prios: float) -> DecompositionOutput:
@@ -93,7 +94,7 @@ def test_nested_plan_gets_depths_and_tree_order():
     depths = {sq.id: sq.depth for sq in plan.sub_questions}
     assert depths == {"sq_001": 0, "sq_002": 0, "sq_001.1": 1}
     branches = {sq.id: sq.model_dump() for sq in plan.sub_questions}
-    assert tree_order(branches, [sq.id for sq in plan.sub_questions]) == ["sq_001", "sq_001.1", "sq_002"]
+    assert BranchTree(branches, [sq.id for sq in plan.sub_questions]).depth_first() == ["sq_001", "sq_001.1", "sq_002"]
 
 
 def test_new_rows_get_fresh_ids():

@@ -90,7 +90,7 @@ server = StubServer(model, log_path=Path(sys.argv[2]), startup_timeout_s=60)
 starter = threading.Thread(target=server.start)
 starter.start()
 starter.join()
-print(server._process.pid, flush=True)
+print(server.pid, flush=True)
 threading.Event().wait()
 """
 

@@ -74,20 +74,20 @@ def test_the_key_is_sent_only_as_the_authorization_header(tmp_path):
     from tests.fakes import llm_server
 
     seen: list[str] = []
-    original = llm_server._Handler.do_POST
+    original = llm_server.ScriptedHandler.do_POST
 
     def spy(self: BaseHTTPRequestHandler) -> None:
         seen.append(self.headers.get("Authorization", ""))
         original(self)
 
-    llm_server._Handler.do_POST = spy
+    llm_server.ScriptedHandler.do_POST = spy
     try:
         with serve(ScriptedLLM()) as (url, _):
             settings = LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0)
             runner = Runner(tmp_path / "a.db", llm_settings=settings, api_key=KEY, backends=[FixtureSearch()])
             runner.start("What is quantum computing?", config(auto_approve=True))
     finally:
-        llm_server._Handler.do_POST = original
+        llm_server.ScriptedHandler.do_POST = original
     assert seen and all(h == f"Bearer {KEY}" for h in seen)
 
 

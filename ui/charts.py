@@ -15,6 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from research_core.tree import BranchTree
 from ui.widgets import BRANCH_ICONS, branch_numbers, shorten
 
 BRANCH_COLORS: dict[str, str] = {
@@ -45,7 +46,7 @@ def _wrap_label(text: str, width: int = 28, lines: int = 3) -> str:
 def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figure:
     """An icicle of question -> branches (-> children), coloured by branch status."""
     numbers = branch_numbers(branches)
-    known = {b["id"] for b in branches}
+    tree = BranchTree({b["id"]: b for b in branches})
     ids = ["__question__"]
     parents = [""]
     labels = [f"<b>{_wrap_label(question, 90, 2)}</b>"]
@@ -54,7 +55,7 @@ def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figu
     hovers = [html.escape(shorten(question, 200))]
     depth = 0
     for b in branches:
-        parent = b.get("parent_id") if b.get("parent_id") in known else "__question__"
+        parent = tree.parent(b["id"]) or "__question__"
         status = b.get("status") or "pending"
         number = numbers.get(b["id"], "")
         ids.append(b["id"])

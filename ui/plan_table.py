@@ -16,8 +16,9 @@ import pandas as pd
 
 from research_core.configuration import RunConfig
 from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
-from research_core.planning.plan import PlanError, section_numbers, tree_order, validate_plan
+from research_core.planning.plan import PlanError, validate_plan
 from research_core.schemas import Plan
+from research_core.tree import BranchTree
 
 COLUMNS = ["order", "id", "question_text", "priority", "rationale", "parent_id"]
 TEXT_COLUMNS = ("id", "question_text", "rationale", "parent_id")
@@ -133,9 +134,8 @@ def check_rows(
         plan = validate_plan({"sub_questions": answer, "strategy": strategy}, question, config=config)
     except PlanError as exc:
         return PlanCheck(None, str(exc))
-    branches = {sq.id: {"parent_id": sq.parent_id} for sq in plan.sub_questions}
-    ids = [sq.id for sq in plan.sub_questions]
-    return PlanCheck(plan, None, section_numbers(branches, ids), tree_order(branches, ids))
+    tree = BranchTree({sq.id: {"parent_id": sq.parent_id} for sq in plan.sub_questions})
+    return PlanCheck(plan, None, tree.numbers(), tree.depth_first())
 
 
 @dataclass(frozen=True)
@@ -179,17 +179,6 @@ def estimate(
     )
 
 
-def _descends_from(row_id: str, ancestor: str, parents: dict[str, str]) -> bool:
-    seen: set[str] = set()
-    current = parents.get(row_id)
-    while current and current not in seen:
-        if current == ancestor:
-            return True
-        seen.add(current)
-        current = parents.get(current)
-    return False
-
-
 def add_children(
     rows: Sequence[dict[str, Any]], parent_id: str, children: Iterable[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -202,11 +191,8 @@ def add_children(
     ids = {r["id"] for r in current if r.get("id")}
     if parent_id not in ids:
         raise PlanError(f"There is no sub-question {parent_id!r} to split.")
-    parents = {r["id"]: r.get("parent_id") or "" for r in current if r.get("id")}
-    start = next(i for i, r in enumerate(current) if r.get("id") == parent_id)
-    end = start + 1
-    while end < len(current) and _descends_from(current[end].get("id") or "", parent_id, parents):
-        end += 1
+    tree = BranchTree({r["id"]: r for r in current if r.get("id")})
+    end = tree.subtree_end([r.get("id") or "" for r in current], parent_id)
     new_rows = []
     n = 1
     for child in children:

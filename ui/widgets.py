@@ -18,10 +18,10 @@ from typing import Any
 import streamlit as st
 
 from research_core.output.sanitize import clean_llm_markdown, escape_markdown, redact_secrets, safe_link
-from research_core.planning.plan import section_numbers
 from research_core.sources.labels import reading_label, reasons_text
 from research_core.text.citations import cited_source_ids, global_numbering, markers_to_numbered
 from research_core.text.markdown_fences import scan_fences
+from research_core.tree import BranchTree
 
 RUN_STATUS: dict[str, tuple[str, str, str]] = {
     # status: (label, badge colour, icon)
@@ -166,8 +166,7 @@ def show_warnings(warnings: Iterable[str]) -> None:
 
 def branch_numbers(branches: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Tree numbering (1, 1.1, 2 …) of branches given in tree order."""
-    by_id = {b["id"]: dict(b) for b in branches}
-    return section_numbers(by_id, [b["id"] for b in branches])
+    return BranchTree({b["id"]: b for b in branches}, [b["id"] for b in branches]).numbers()
 
 
 def citation_numbering(branches: Sequence[Mapping[str, Any]]) -> dict[str, int]:

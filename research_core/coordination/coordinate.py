@@ -36,6 +36,7 @@ from research_core.schemas import FINAL_STATUSES, HypothesesOutput, LogEntry, Pr
 from research_core.services import Services
 from research_core.state import ResearchState
 from research_core.text.citations import cited_source_ids, finding_source_ids
+from research_core.tree import BranchTree
 
 
 def _log(message: str, kind: str = "decision", branch: str | None = None, reasoning: str = "") -> dict:
@@ -404,11 +405,8 @@ def synthesis_task(
     sources_by_id: dict[str, dict],
 ) -> dict:
     """The task answering branch `bid`: its findings, its completed children, and the sources any of them cite."""
-    children = [
-        p.branches[c]
-        for c in p.order
-        if p.branches[c].get("parent_id") == bid and p.branches[c].get("status") == "completed"
-    ]
+    below = BranchTree(p.branches, p.order).children(bid)
+    children = [p.branches[c] for c in below if p.branches[c].get("status") == "completed"]
     cited = set(finding_source_ids(findings))
     for child in children:
         cited.update(cited_source_ids(child.get("synthesis") or ""))
@@ -453,6 +451,7 @@ def research_tasks(
         segment=segment_length([p.branches[bid] for bid in research_ids]) if others_wait else None,
         single_step=p.config.step_mode,
     )
+    tree = BranchTree(p.branches, p.order)
     tasks = []
     for bid in research_ids:
         max_steps, max_cost = allotments[bid]
@@ -466,7 +465,7 @@ def research_tasks(
                     "branch": p.branches[bid],
                     "known_findings": known,
                     "known_sources": [sources_by_id[sid] for sid in finding_source_ids(known) if sid in sources_by_id],
-                    "answer_when_done": not any(v.get("parent_id") == bid for v in p.branches.values()),
+                    "answer_when_done": not tree.children(bid),
                     "others_wait": others_wait,
                     "branch_count": len(p.branches),
                     "iterations_left": caps.cap - caps.used,

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from research_core.schemas import FINAL_STATUSES
+from research_core.tree import BranchTree
 
 
 @dataclass
@@ -43,6 +44,7 @@ def schedule_steps(
     to_synth: list[str] = []
     to_research: list[str] = []
     halt_reason = "stopped early by the user" if stop_requested else halt_reason
+    tree = BranchTree(branches, order)
     for bid in order:
         b = branches[bid]
         status = b.get("status", "pending")
@@ -51,7 +53,7 @@ def schedule_steps(
         if b.get("research_done"):
             # a parent is synthesized bottom-up: after its drill-down is decided and its children are done
             waiting = b.get("drill_status") == "proposed" or any(
-                branches[c].get("parent_id") == bid and branches[c].get("status") not in FINAL_STATUSES for c in order
+                branches[c].get("status") not in FINAL_STATUSES for c in tree.children(bid)
             )
             if not waiting:
                 to_synth.append(bid)

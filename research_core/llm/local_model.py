@@ -334,7 +334,8 @@ def _default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _server_env() -> dict[str, str]:
+def server_env() -> dict[str, str]:
+    """This process's environment without the variables llama-cpp's server would read as its settings."""
     return {key: value for key, value in os.environ.items() if key.lower() not in _SERVER_SETTING_NAMES}
 
 
@@ -470,6 +471,11 @@ class LocalModelServer:
         """True while the server process is alive."""
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The server process's id once started (None before, or after it stopped)."""
+        return self._process.pid if self._process is not None else None
+
     def command(self, port: int) -> list[str]:
         """The command line that starts the server on `port`."""
         return [
@@ -575,7 +581,7 @@ class LocalModelServer:
             command = self.command(port)
             logger.info("Starting the local model server: %s", " ".join(command))
             self._process = popen_tied_to_process(
-                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=_server_env()
+                command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=server_env()
             )
 
     def _wait_until_ready(self, port: int) -> None:

@@ -34,6 +34,7 @@ from research_core.output.sanitize import (
 from research_core.schemas import RunResult, Source
 from research_core.sources.labels import reading_label
 from research_core.text.markdown_fences import scan_fences
+from research_core.tree import BranchTree
 
 logger = logging.getLogger(__name__)
 
@@ -218,38 +219,19 @@ def _outline(sub_questions: list[dict]) -> list[tuple[str, int, dict]]:
     """Sub-questions in tree order as (outline number, nesting level, sub-question).
 
     Children follow their parent, siblings keep their order in the list. A sub-question
-    whose parent is missing (or that sits in a cycle) is numbered as a top-level one.
+    whose parent is missing is numbered as a top-level one, and so is one in a cycle, after
+    the others (the rules of `BranchTree`). Of two with the same id, the first counts.
     """
     by_id: dict[str, dict] = {}
     for sq in sub_questions:
         by_id.setdefault(str(sq.get("id")), sq)
-    children: dict[str | None, list[dict]] = {}
-    for sq in by_id.values():
-        parent = sq.get("parent_id")
-        key = str(parent) if parent is not None and str(parent) in by_id else None
-        children.setdefault(key, []).append(sq)
-    out: list[tuple[str, int, dict]] = []
-    seen: set[str] = set()
-
-    def walk(parent: str | None, prefix: str, level: int) -> None:
-        for index, sq in enumerate(children.get(parent, []), start=1):
-            sid = str(sq.get("id"))
-            if sid in seen:
-                continue
-            seen.add(sid)
-            number = f"{prefix}{index}"
-            out.append((number, level, sq))
-            walk(sid, f"{number}.", level + 1)
-
-    walk(None, "", 0)
-    top = len(children.get(None, []))
-    for sq in by_id.values():  # unreachable: parent links form a cycle
-        if str(sq.get("id")) not in seen:
-            top += 1
-            out.append((str(top), 0, sq))
-            seen.add(str(sq.get("id")))
-            walk(str(sq.get("id")), f"{top}.", 1)
-    return out
+    links = {
+        sid: {"parent_id": None if sq.get("parent_id") is None else str(sq.get("parent_id"))}
+        for sid, sq in by_id.items()
+    }
+    tree = BranchTree(links)
+    numbers = tree.numbers()
+    return [(numbers[sid], tree.depth(sid), by_id[sid]) for sid in tree.depth_first()]
 
 
 def _branch_blocks(result: RunResult, numbers: dict[str, int]) -> list[_Block]:

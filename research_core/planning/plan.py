@@ -12,6 +12,7 @@ from research_core.output.sanitize import strip_control_chars
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.words import content_words
+from research_core.tree import BranchTree
 
 logger = logging.getLogger(__name__)
 
@@ -219,54 +220,9 @@ def validate_plan(
     return plan
 
 
-def tree_order(branches: dict[str, dict], order: list[str]) -> list[str]:
-    """Ids in depth-first tree order: each parent followed by its children, siblings as listed."""
-    children: dict[str | None, list[str]] = {}
-    for bid in order:
-        if bid in branches:
-            parent = branches[bid].get("parent_id")
-            children.setdefault(parent if parent in branches else None, []).append(bid)
-    out: list[str] = []
-
-    def walk(parent: str | None) -> None:
-        for bid in children.get(parent, []):
-            out.append(bid)
-            walk(bid)
-
-    walk(None)
-    return out
-
-
-def section_numbers(branches: dict[str, dict], order: list[str]) -> dict[str, str]:
-    """Chapter/section numbers in tree order: 1, 1.1, 1.2, 2 ..."""
-    numbers: dict[str, str] = {}
-    counters: dict[str | None, int] = {}
-    for bid in tree_order(branches, order):
-        parent = branches[bid].get("parent_id")
-        parent = parent if parent in branches else None
-        counters[parent] = counters.get(parent, 0) + 1
-        prefix = f"{numbers[parent]}." if parent is not None else ""
-        numbers[bid] = f"{prefix}{counters[parent]}"
-    return numbers
-
-
 def insert_after_subtree(order: list[str], branches: dict[str, dict], parent_id: str, new_ids: list[str]) -> list[str]:
     """`order` with `new_ids` placed right after `parent_id` and its existing descendants."""
-
-    def descends(bid: str) -> bool:
-        seen = set()
-        cur = branches.get(bid, {}).get("parent_id")
-        while cur is not None and cur not in seen:
-            if cur == parent_id:
-                return True
-            seen.add(cur)
-            cur = branches.get(cur, {}).get("parent_id")
-        return False
-
-    index = order.index(parent_id)
-    end = index + 1
-    while end < len(order) and descends(order[end]):
-        end += 1
+    end = BranchTree(branches, order).subtree_end(order, parent_id)
     return [*order[:end], *new_ids, *order[end:]]
 
 

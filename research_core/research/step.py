@@ -19,6 +19,7 @@ from research_core.research.stopping import branch_stop_decision
 from research_core.schemas import (
     FLAT_BRANCH_ID,
     DepthAssessmentOutput,
+    Finding,
     FindingsOutput,
     LogEntry,
     QueryPlanOutput,
@@ -266,14 +267,14 @@ def extract_findings(
         known_texts.append(text)
         cited[source.id] = source
         findings.append(
-            {
-                "id": stable_id(branch.id, text),
-                "sub_question_id": branch.id,
-                "text": text,
-                "confidence": item.confidence,
-                "source_ids": [source.id],
-                "iteration": iteration,
-            }
+            Finding(
+                id=stable_id(branch.id, text),
+                sub_question_id=branch.id,
+                text=text,
+                confidence=item.confidence,
+                source_ids=[source.id],
+                iteration=iteration,
+            ).model_dump()
         )
     dropped = len(refused)
     message = f"{len(findings)} new findings"

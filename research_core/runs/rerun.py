@@ -6,6 +6,7 @@ from typing import Any
 
 from research_core.planning.plan import PlanError, as_priority
 from research_core.text.citations import finding_source_ids
+from research_core.tree import BranchTree
 
 RESET_FIELDS: dict[str, Any] = {
     "status": "pending",
@@ -34,27 +35,6 @@ RESET_FIELDS: dict[str, Any] = {
 HYPOTHESIS_RESET: dict[str, Any] = {"verdict": None, "evidence": None, "confidence": None, "pivot": None}
 
 
-def _descendants(branches: dict[str, dict], root: str) -> set[str]:
-    out: set[str] = set()
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for bid, b in branches.items():
-            if b.get("parent_id") == parent and bid not in out:
-                out.add(bid)
-                frontier.append(bid)
-    return out
-
-
-def _ancestors(branches: dict[str, dict], bid: str) -> list[str]:
-    out = []
-    cur = branches[bid].get("parent_id")
-    while cur is not None and cur in branches and cur not in out:
-        out.append(cur)
-        cur = branches[cur].get("parent_id")
-    return out
-
-
 def rerun_state(
     old: dict[str, Any], branch_id: str, *, question_text: str | None = None, priority: Any = None
 ) -> dict[str, Any]:
@@ -73,10 +53,11 @@ def rerun_state(
     if priority is not None:
         edited["priority"] = as_priority(priority, branch_id)
     branches[branch_id] = edited
-    removed = _descendants(branches, branch_id)
+    tree = BranchTree(branches)
+    removed = set(tree.descendants(branch_id))
     for bid in removed:
         del branches[bid]
-    for bid in _ancestors(branches, branch_id):
+    for bid in tree.ancestors(branch_id):
         branches[bid].update(status="researching", research_done=True, synthesis=None, confidence=None)
     dropped = removed | {branch_id}
     findings = [f for f in old.get("findings", []) if f["sub_question_id"] not in dropped]

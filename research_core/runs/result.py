@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from research_core.llm.costs import summarize_costs
-from research_core.planning.plan import tree_order
 from research_core.schemas import (
     LogEntry,
     RunResult,
@@ -14,12 +13,13 @@ from research_core.schemas import (
     SynthesisSummary,
 )
 from research_core.text.citations import global_numbering, markers_to_numbered
+from research_core.tree import BranchTree
 
 
 def numbered_sources(state: dict[str, Any]) -> tuple[dict[str, int], list[Source]]:
     """The global citation numbering and the source list it indexes (cited first, then the rest)."""
     branches = state.get("branches", {})
-    order = tree_order(branches, state.get("branch_order", []))
+    order = BranchTree(branches, state.get("branch_order", [])).depth_first()
     texts = [branches[b]["synthesis"] for b in order if branches[b].get("synthesis")]
     numbering = global_numbering(texts)
     unique: dict[str, Source] = {}
@@ -51,7 +51,7 @@ def build_result(
 ) -> RunResult:
     """The exportable result of a finished (or stopped) run."""
     branches = state.get("branches", {})
-    order = tree_order(branches, state.get("branch_order", []))
+    order = BranchTree(branches, state.get("branch_order", [])).depth_first()
     numbering, sources = numbered_sources(state)
     findings_by_branch: dict[str, list[dict]] = {}
     for f in state.get("findings", []):

@@ -9,9 +9,9 @@ from langgraph.types import StateSnapshot
 
 from research_core.llm.costs import summarize_costs
 from research_core.output.sanitize import strip_url_secrets_in_text
-from research_core.planning.plan import tree_order
 from research_core.runs.records import RunRecord
 from research_core.schemas import CostTotals
+from research_core.tree import BranchTree
 
 
 @dataclass
@@ -59,7 +59,7 @@ def build_snapshot(
     once each; the stored error is shown without credentials in URLs.
     """
     branches = values.get("branches", {})
-    order = tree_order(branches, values.get("branch_order", []))
+    order = BranchTree(branches, values.get("branch_order", [])).depth_first()
     return RunSnapshot(
         run_id=record.id,
         question=record.question,

@@ -8,13 +8,13 @@ from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import hypothesis_branches, propose_hypotheses
-from research_core.planning.plan import tree_order
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
 from research_core.synthesis.synthesize import ordered_syntheses
 from research_core.text.citations import markers_to_numbered
 from research_core.text.similarity import is_near_duplicate
+from research_core.tree import BranchTree
 
 
 def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
@@ -27,14 +27,12 @@ def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
     with_findings = {f["sub_question_id"] for f in state.get("findings", [])}
     covered: list[str] = []
     gaps: list[str] = []
-    order = tree_order(branches, state.get("branch_order", []))
+    tree = BranchTree(branches, state.get("branch_order", []))
 
     def evidenced(bid: str) -> bool:
-        if bid in with_findings:
-            return True
-        return any(branches[c].get("parent_id") == bid and evidenced(c) for c in order)
+        return any(b in with_findings for b in (bid, *tree.descendants(bid)))
 
-    for bid in order:
+    for bid in tree.depth_first():
         b = branches[bid]
         label = b["question_text"]
         status = b.get("status")

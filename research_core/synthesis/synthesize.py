@@ -11,7 +11,6 @@ from research_core.llm.client import LLMError
 from research_core.llm.prompts import render_prompt
 from research_core.output.sanitize import strip_terminal_escapes
 from research_core.planning.hypotheses import judge_hypothesis
-from research_core.planning.plan import section_numbers, tree_order
 from research_core.research.evidence import support_share
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
@@ -27,6 +26,7 @@ from research_core.text.citations import (
     markers_to_numbered,
     numbered_to_markers,
 )
+from research_core.tree import BranchTree
 
 # Share of a finding's content words an answer must contain to count as stating it.
 SAID_BAR = 0.6
@@ -252,7 +252,7 @@ def ordered_syntheses(state: ResearchState) -> list[tuple[dict, str]]:
     """(branch, synthesis with markers) for completed branches, in tree order."""
     branches = state.get("branches", {})
     out = []
-    for bid in tree_order(branches, state.get("branch_order", [])):
+    for bid in BranchTree(branches, state.get("branch_order", [])).depth_first():
         b = branches[bid]
         if b.get("status") == "completed" and b.get("synthesis"):
             out.append((b, b["synthesis"]))
@@ -271,7 +271,7 @@ def report_grounding(state: ResearchState, overview: Grounded | None) -> dict[st
 
 def assembled_report(state: ResearchState, numbering: dict[str, int], overview: str = "") -> str:
     """The report: the overview (numbered citations) around the branch answers, then the limitations."""
-    numbers = section_numbers(state.get("branches", {}), state.get("branch_order", []))
+    numbers = BranchTree(state.get("branches", {}), state.get("branch_order", [])).numbers()
     sections = [
         branch_section(numbers.get(b["id"], b["id"]), b["question_text"], markers_to_numbered(text, numbering))
         for b, text in ordered_syntheses(state)
@@ -318,7 +318,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if not pieces:
         message = "No branch produced an answer, so there is nothing to synthesize."
         return {"final_answer": message, "status": "completed_with_fallback", "warnings": [message]}
-    sections = section_numbers(state.get("branches", {}), state.get("branch_order", []))
+    sections = BranchTree(state.get("branches", {}), state.get("branch_order", [])).numbers()
     sub_answers = "\n\n".join(
         f"### {sections.get(b['id'], b['id'])} {b['question_text']}\n{markers_to_numbered(text, numbering)}"
         for b, text in pieces

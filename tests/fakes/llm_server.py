@@ -179,21 +179,30 @@ class ScriptedLLM:
             return reply(body)
         return reply
 
+    def recorded_calls(self) -> list[tuple[str, dict]]:
+        """A copy of the calls made so far, (task, request body) each."""
+        with self._lock:
+            return list(self.calls)
+
     def count(self, task: str) -> int:
         """How many calls of `task` were made."""
         with self._lock:
             return sum(1 for t, _ in self.calls if t == task)
 
 
-class _Server(ThreadingHTTPServer):
+class ScriptedServer(ThreadingHTTPServer):
+    """The HTTP server; `scripted` decides its answers."""
+
     daemon_threads = True
     request_queue_size = 256  # parallel branches send bursts; the default of 5 drops them
     allow_reuse_address = True
     scripted: ScriptedLLM
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+class ScriptedHandler(BaseHTTPRequestHandler):
+    """Answers the OpenAI chat-completions and models endpoints from the server's `scripted`."""
+
+    server: ScriptedServer
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -253,7 +262,7 @@ class _Handler(BaseHTTPRequestHandler):
 def serve(scripted: ScriptedLLM | None = None, port: int = 0) -> Iterator[tuple[str, ScriptedLLM]]:
     """Run the server on a background thread; yields (base_url, scripted)."""
     scripted = scripted or ScriptedLLM()
-    server = _Server(("127.0.0.1", port), _Handler)
+    server = ScriptedServer(("127.0.0.1", port), ScriptedHandler)
     server.scripted = scripted
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -270,7 +279,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     args = parser.parse_args()
-    server = _Server(("127.0.0.1", args.port), _Handler)
+    server = ScriptedServer(("127.0.0.1", args.port), ScriptedHandler)
     server.scripted = ScriptedLLM(latency_s=args.latency)
     print(f"http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
     server.serve_forever()
