@@ -122,10 +122,10 @@ class CoordinationPass:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_state(cls, state: ResearchState) -> CoordinationPass:
-        """A pass over copies of the state's branches and order."""
+    def from_state(cls, state: ResearchState, config: RunConfig) -> CoordinationPass:
+        """A pass over copies of the state's branches and order, under the run's `config`."""
         return cls(
-            config=RunConfig(**state["config"]),
+            config=config,
             branches={b: dict(v) for b, v in state["branches"].items()},
             order=list(state["branch_order"]),
             stop=bool(state.get("stop_requested")),
@@ -384,7 +384,6 @@ def hold_for_revision(
             "node": "revise_plan",
             "payload": {
                 "question": state["question"],
-                "config": state["config"],
                 "branches": {b: dict(v) for b, v in p.branches.items()},
                 "branch_order": p.order,
                 "finished": newly,
@@ -416,7 +415,6 @@ def synthesis_task(
         "node": "synthesize_branch",
         "payload": {
             "question": state["question"],
-            "config": state["config"],
             "branch": p.branches[bid],
             "findings": findings,
             "children": children,
@@ -462,7 +460,6 @@ def research_tasks(
                 "node": "research_chain",
                 "payload": {
                     "question": state["question"],
-                    "config": state["config"],
                     "branch": p.branches[bid],
                     "known_findings": known,
                     "known_sources": [sources_by_id[sid] for sid in finding_source_ids(known) if sid in sources_by_id],
@@ -480,7 +477,7 @@ def research_tasks(
 
 def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Gates (step, revision, drill-down), pivots, caps, then the scheduling of the next chains and syntheses."""
-    p = CoordinationPass.from_state(state)
+    p = CoordinationPass.from_state(state, runtime.context.config)
     open_step_gate(state, p)
     open_revision_gate(state, p)
     decide_drill_downs(state, p)

@@ -133,7 +133,9 @@ class Runner:
         def emit(event: dict[str, Any]) -> None:
             events.append({**event, "t": time.time()})
 
-        return Services(llm=self.llm, backends=self.backends_for(config), emit=emit, page_cache=self.page_cache)
+        return Services(
+            llm=self.llm, backends=self.backends_for(config), config=config, emit=emit, page_cache=self.page_cache
+        )
 
     # ---- planning without a run ---------------------------------------------------------
 

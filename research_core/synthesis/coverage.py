@@ -65,7 +65,7 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
 
     Covered and gap lists come from what was researched; the model may add gaps, never remove one.
     """
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     if not config.coverage_check or state.get("status") == "cancelled":
         return {}
     covered, own_gaps = researched_coverage(state)

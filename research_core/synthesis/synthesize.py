@@ -44,7 +44,7 @@ def findings_as_markdown(findings: list[dict], local: dict[str, int]) -> str:
 def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Write the branch's cited answer; citations that point nowhere are removed."""
     services = runtime.context
-    config = RunConfig(**payload["config"])
+    config = services.config
     branch = SubQuestion(**payload["branch"])
     findings: list[dict] = payload.get("findings", [])
     sources: list[dict] = payload.get("sources", [])
@@ -303,7 +303,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """
     if state.get("status") == "cancelled":
         return {}
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     pieces = ordered_syntheses(state)
     numbering = global_numbering(text for _, text in pieces)
     if state.get("mode") == "flat":
