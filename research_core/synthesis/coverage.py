@@ -12,7 +12,7 @@ from research_core.planning.plan import tree_order
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
-from research_core.synthesis.synthesize import ordered_syntheses
+from research_core.synthesis.meta import ordered_syntheses
 from research_core.text.citations import markers_to_numbered
 from research_core.text.similarity import is_near_duplicate
 
