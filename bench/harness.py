@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from research_core.configuration import LLMSettings, RunConfig, build_run_config
-from research_core.heap import freeze_startup_heap
+from research_core.runs.heap import freeze_startup_heap
 from research_core.runs.runner import Runner
 from research_core.schemas import Source
 from tests.fakes.llm_server import ScriptedHandler, ScriptedLLM, ScriptedServer, default_reply

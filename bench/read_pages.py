@@ -44,7 +44,8 @@ def page_paths(root: Path) -> list[str]:
 def read_all(web: LocalWeb, paths: list[str], cache: PageCache, batch: int) -> tuple[float, ReadStats]:
     """Read every page in batches of `batch` sources; (seconds, summed stats)."""
     config = build_run_config("general", fetch_private_addresses=True)
-    services = Services(llm=None, backends=[], page_cache=cache)  # type: ignore[arg-type]  # no LLM needed
+    # no LLM needed
+    services = Services(llm=None, backends=[], config=config, page_cache=cache)  # type: ignore[arg-type]
     total = ReadStats()
     started = time.perf_counter()
     for i in range(0, len(paths), batch):

@@ -335,10 +335,11 @@ def llm_by_task(entries: list[Any]) -> dict[str, list[float]]:
 
 def mode_check(runner: Runner, questions: list[dict]) -> list[dict[str, Any]]:
     """Each question through classify_question in auto mode."""
-    services = Services(llm=runner.llm, backends=[])
+    config = RunConfig(mode="auto")
+    services = Services(llm=runner.llm, backends=[], config=config)
     rows = []
     for q in questions:
-        state = {"question": q["question"], "config": RunConfig(mode="auto").model_dump()}
+        state = {"question": q["question"], "config": config.model_dump()}
         started = time.perf_counter()
         update = classify_question(state, SimpleNamespace(context=services))  # type: ignore[arg-type]
         want = "hierarchical" if q["parts"] > 1 else "flat"

@@ -1,7 +1,7 @@
 """The gates' protocol: what each `interrupt()` shows (payload) and what the user may answer.
 
 A run pauses at four gates: plan review (`planning/review.py`), and the step, revision and
-drill-down gates (`coordination/coordinate.py`). Each has one payload model, whose `model_dump()`
+drill-down gates (`coordination/gates.py`). Each has one payload model, whose `model_dump()`
 is the exact dict the graph hands to `interrupt()` (and that the UI, the CLI and stored
 checkpoints read), and one typed answer, discriminated by `action` where the answer has variants.
 

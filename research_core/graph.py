@@ -20,7 +20,8 @@ from research_core.research.chain import branch_chain
 from research_core.services import Services
 from research_core.state import ResearchInput, ResearchOutput, ResearchState
 from research_core.synthesis.coverage import assess_coverage
-from research_core.synthesis.synthesize import meta_synthesize, synthesize_branch
+from research_core.synthesis.meta import meta_synthesize
+from research_core.synthesis.synthesize import synthesize_branch
 
 
 def route_after_classify(state: ResearchState) -> Literal["decompose_question", "allocate_budget"]:

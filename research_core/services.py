@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from research_core.configuration import RunConfig
 from research_core.llm.client import LLMClient
 from research_core.search.base import SearchBackend
 from research_core.sources.cache import PageCache
@@ -14,13 +15,21 @@ from research_core.sources.cache import PageCache
 
 @dataclass
 class Services:
-    """The LLM client, the search backends, the page cache and the event sink of one run.
+    """The run's config, LLM client, search backends, page cache and event sink.
 
     Not checkpointed: a resumed run gets fresh services from the runner.
+
+    `config` is the run's `RunConfig`, the one nodes read (`runtime.context.config`). A run's
+    config is fixed when the run is recorded: no node writes `state["config"]` (the graph's input
+    keeps a copy, so a checkpoint describes its run and a branch re-run starts from it), no gate
+    edits it, and classification writes the mode it decides to `state["mode"]`, not to the config.
+    So the runner validates it from the run record once per drive (start, resume, resume after a
+    crash) instead of every node rebuilding it from state or from its task's payload.
     """
 
     llm: LLMClient
     backends: list[SearchBackend]
+    config: RunConfig
     emit: Callable[[dict[str, Any]], None] = lambda event: None
     page_cache: PageCache | None = None  # None: pages are cached in memory for one call only
     _down: dict[str, str] = field(default_factory=dict)

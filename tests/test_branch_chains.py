@@ -13,7 +13,7 @@ import pytest
 from langgraph.graph import END
 
 from research_core.configuration import build_run_config
-from research_core.coordination.coordinate import work_waits_on_branches
+from research_core.coordination.tasks import work_waits_on_branches
 from research_core.research.chain import chain_continues
 from research_core.schemas import Source, SubQuestion
 from tests.conftest import make_runner

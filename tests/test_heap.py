@@ -7,7 +7,7 @@ import sys
 
 SCRIPT = """
 import gc
-from research_core.heap import freeze_startup_heap
+from research_core.runs.heap import freeze_startup_heap
 import research_core.runs.runner  # the engine and its libraries, as the CLI and the workbench import them
 assert gc.get_freeze_count() == 0
 freeze_startup_heap()

@@ -27,7 +27,8 @@ def web() -> Iterator[LocalWeb]:
 
 
 def services(cache: PageCache | None = None) -> Services:
-    return Services(llm=None, backends=[], page_cache=cache)  # type: ignore[arg-type]  # the reader needs no LLM
+    # the reader needs no LLM
+    return Services(llm=None, backends=[], config=build_run_config(), page_cache=cache)  # type: ignore[arg-type]
 
 
 def source(url: str, snippet: str = "a search teaser", backend: str = "searxng", title: str = "") -> Source:

@@ -22,7 +22,7 @@ def unpriced_warnings(services: Services, config: RunConfig) -> list[str]:
 
 def allocate_budget(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Give each active branch its share of the iteration budget (and warn about unpriced models)."""
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     warnings = unpriced_warnings(runtime.context, config)
     if state.get("mode") == "flat":
         branch = SubQuestion(

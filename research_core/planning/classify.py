@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research_core.configuration import RunConfig
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.question_shape import multi_part_signals
@@ -38,7 +37,7 @@ def mode_from_signals(question: str, signals: list[str], llm_view: str | None) -
 
 def classify_question(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Pick the run's mode: the user's choice, a supplied plan, or the question's shape and the LLM's view."""
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     if state.get("initial_plan"):
         entry = LogEntry(node="classify_question", message="A plan was supplied: hierarchical research.")
         return {"mode": "hierarchical", "log": [entry.model_dump()]}

@@ -70,7 +70,7 @@ def _propose_hypotheses(state: ResearchState, services: Services, config: RunCon
 
 def decompose_question(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Install the supplied plan, or decompose with the LLM; fall back to flat if it cannot."""
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     if state.get("initial_plan"):
         plan = validate_plan(state["initial_plan"], state["question"])
         entry = LogEntry(node="decompose_question", message=f"Using the supplied plan ({len(plan.sub_questions)}).")

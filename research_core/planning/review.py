@@ -7,7 +7,6 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from research_core.configuration import RunConfig
 from research_core.gates import ReviewCancel, ReviewPayload, parse_review_answer
 from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
 from research_core.planning.decompose import plan_to_branches
@@ -26,7 +25,7 @@ def plan_from_state(state: ResearchState) -> Plan:
 
 def review_payload(state: ResearchState, services: Services, error: str | None = None) -> dict[str, Any]:
     """What the review gate shows: the plan, the estimated iterations per branch and the cost range."""
-    config = RunConfig(**state["config"])
+    config = services.config
     plan = plan_from_state(state)
     funding = fund_branches(
         config.max_iterations,
@@ -56,7 +55,7 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
 
 def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Pause with the plan until the user approves it (possibly edited); refuse invalid edits."""
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     if config.auto_approve:
         entry = LogEntry(node="review_plan", message="Plan approved automatically.")
         return {"log": [entry.model_dump()]}

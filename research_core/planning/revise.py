@@ -6,7 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_core.configuration import RunConfig, language_instruction
+from research_core.configuration import language_instruction
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.question_shape import stand_alone
@@ -17,7 +17,7 @@ from research_core.services import Services
 
 def revise_plan(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Propose (step mode) or apply (auto mode) changes to pending branches, with reasons."""
-    config = RunConfig(**payload["config"])
+    config = runtime.context.config
     branches: dict[str, dict] = payload["branches"]
     order: list[str] = payload["branch_order"]
     plan = "\n".join(

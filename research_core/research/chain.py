@@ -49,10 +49,14 @@ class ChainOutput(TypedDict, total=False):
 
 
 class ChainState(ChainOutput, total=False):
-    """The chain's input from `coordinate` plus what its steps have gathered so far."""
+    """The chain's input from `coordinate` plus what its steps have gathered so far.
+
+    The run's config is not part of it: nodes read it from the runtime context. `config` is kept
+    only so a chain checkpointed by an older version, whose input carried a copy, resumes as is.
+    """
 
     question: str
-    config: dict[str, Any]
+    config: dict[str, Any]  # unused: the copy older versions handed every chain
     branch: dict[str, Any]
     known_findings: list[dict]
     known_sources: list[dict]
@@ -72,7 +76,6 @@ def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
     update = research_step(
         {
             "question": state["question"],
-            "config": state["config"],
             "branch": branch,
             "findings": [*state.get("known_findings", []), *state.get("findings", [])],
             "branch_count": state.get("branch_count", 0),
@@ -92,7 +95,6 @@ def chain_synthesis(state: ChainState, runtime: Runtime[Services]) -> dict:
     update = synthesize_branch(
         {
             "question": state["question"],
-            "config": state["config"],
             "branch": branch,
             "findings": findings,
             "children": [],

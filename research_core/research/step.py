@@ -378,7 +378,7 @@ def evaluate_depth(
 def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Run one research iteration of the branch in `payload` and decide whether it is done."""
     services = runtime.context
-    config = RunConfig(**payload["config"])
+    config = services.config
     branch = SubQuestion(**payload["branch"])
     known: list[dict] = payload.get("findings", [])
     iteration = branch.iteration_count + 1

@@ -2,14 +2,13 @@
 
 A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph
 until it finishes or pauses at a gate (plan review, step gate); `start_background` and
-`resume_background` do the same on a thread owned by the runner, so a page rerun or a second
-browser tab never drives one run twice.
+`resume_background` do the same on a thread owned by the runner (`threads.RunThreads`), so a
+page rerun or a second browser tab never drives one run twice.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
 import os
 import threading
 import time
@@ -36,12 +35,11 @@ from research_core.runs.records import RunRecord, RunSummary
 from research_core.runs.rerun import rerun_state
 from research_core.runs.snapshot import RunSnapshot, build_snapshot, shown_status
 from research_core.runs.store import RunOwnedElsewhere, RunStore
+from research_core.runs.threads import RunThreads
 from research_core.schemas import Plan, RunResult
 from research_core.search.base import SearchBackend
 from research_core.services import Services
 from research_core.sources.cache import PageCache
-
-logger = logging.getLogger(__name__)
 
 RECURSION_LIMIT = 10_000
 # Threads LangGraph may use for the steps of one superstep. Its default pool has
@@ -73,9 +71,8 @@ class Runner:
         self.store = RunStore(self.db_path)
         self._llm: LLMClient | None = None
         self._page_cache: PageCache | None = None
-        self._threads: dict[str, threading.Thread] = {}
+        self._runs = RunThreads()
         self._events: dict[str, list[dict[str, Any]]] = {}
-        self._busy: set[str] = set()
         self._lock = threading.Lock()
 
     # ---- services -----------------------------------------------------------------------
@@ -106,7 +103,7 @@ class Runner:
     def use_llm_settings(self, settings: LLMSettings) -> None:
         """Switch the LLM settings used from now on (e.g. a resumed run's own); refused while a run is driven."""
         with self._lock:
-            if self._busy or any(t.is_alive() for t in self._threads.values()):
+            if self._runs.any_active():
                 raise RunError("Cannot change the LLM settings while a run is running.")
             self.llm_settings = settings
             self._llm = None
@@ -133,7 +130,9 @@ class Runner:
         def emit(event: dict[str, Any]) -> None:
             events.append({**event, "t": time.time()})
 
-        return Services(llm=self.llm, backends=self.backends_for(config), emit=emit, page_cache=self.page_cache)
+        return Services(
+            llm=self.llm, backends=self.backends_for(config), config=config, emit=emit, page_cache=self.page_cache
+        )
 
     # ---- planning without a run ---------------------------------------------------------
 
@@ -256,28 +255,15 @@ class Runner:
             "max_concurrency": MAX_CONCURRENCY,
         }
 
-    def _claim(self, run_id: str) -> None:
-        """Reserve the run for one drive in this process, whichever Runner asks (the UI keeps one
-        per settings); raises RunError when it is already being driven."""
-        with self._lock:
-            if run_id in self._busy or not DRIVEN_HERE.add(run_id):
-                raise RunError(f"Run {run_id} is already running.")
-            self._busy.add(run_id)
-
-    def _release(self, run_id: str) -> None:
-        with self._lock:
-            self._busy.discard(run_id)
-            DRIVEN_HERE.discard(run_id)
-
     def _drive(self, run_id: str, graph_input: Any, *, claimed: bool = False) -> RunSnapshot:
         """Drive the run; `claimed` when the caller holds the reservation and releases it (background runs)."""
         if claimed:
             return self._drive_locked(run_id, graph_input)
-        self._claim(run_id)
+        self._runs.claim(run_id)
         try:
             return self._drive_locked(run_id, graph_input)
         finally:
-            self._release(run_id)
+            self._runs.release(run_id)
 
     def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
         record = self._record(run_id)
@@ -318,52 +304,22 @@ class Runner:
 
     def is_active(self, run_id: str) -> bool:
         """True while this process is driving the run."""
-        with self._lock:
-            return run_id in self._busy or (run_id in self._threads and self._threads[run_id].is_alive())
-
-    def _spawn(self, run_id: str, target: Callable[[], Any]) -> None:
-        """Run `target` (which drives `run_id` with `claimed=True`) on a background thread.
-
-        The run is reserved here, before the thread starts, so a drive asked for in between (another
-        Runner's resume, a second click) is refused instead of taking the run from under the thread.
-        """
-
-        def body() -> None:
-            try:
-                target()
-            except RunError as exc:
-                logger.warning("background run %s: %s", run_id, exc)
-            except Exception:
-                logger.exception("background run %s crashed", run_id)
-            finally:
-                self._release(run_id)
-
-        self._claim(run_id)
-        try:
-            thread = threading.Thread(target=body, name=f"arbor-run-{run_id}", daemon=True)
-            with self._lock:
-                self._threads[run_id] = thread
-            thread.start()
-        except BaseException:
-            self._release(run_id)
-            raise
+        return self._runs.is_active(run_id)
 
     def start_background(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
         """Create a run and drive it on a background thread; returns the run id at once."""
         run_id = self.create_run(question, config, plan)
-        self._spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id), claimed=True))
+        self._runs.spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id), claimed=True))
         return run_id
 
     def resume_background(self, run_id: str, answer: Any = None) -> None:
         """Resume a run on a background thread."""
         self._record(run_id)
-        self._spawn(run_id, lambda: self._resume(run_id, answer, claimed=True))
+        self._runs.spawn(run_id, lambda: self._resume(run_id, answer, claimed=True))
 
     def wait(self, run_id: str, timeout: float | None = None) -> RunSnapshot:
         """Block until the run's background thread ends (tests and CLI)."""
-        thread = self._threads.get(run_id)
-        if thread is not None:
-            thread.join(timeout)
+        self._runs.join(run_id, timeout)
         return self.snapshot(run_id)
 
     def events(self, run_id: str) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from research_core.planning.hypotheses import hypothesis_branches, propose_hypot
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
-from research_core.synthesis.synthesize import ordered_syntheses
+from research_core.synthesis.meta import ordered_syntheses
 from research_core.text.citations import markers_to_numbered
 from research_core.text.similarity import is_near_duplicate
 from research_core.tree import BranchTree
@@ -63,7 +63,7 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
 
     Covered and gap lists come from what was researched; the model may add gaps, never remove one.
     """
-    config = RunConfig(**state["config"])
+    config = runtime.context.config
     if not config.coverage_check or state.get("status") == "cancelled":
         return {}
     covered, own_gaps = researched_coverage(state)

@@ -1,7 +1,11 @@
-"""synthesize_branch and meta_synthesize: cited answers per branch, then the integrated report."""
+"""synthesize_branch: each branch's cited answer (a hypothesis's verdict), checked and grounded.
+
+The report around the answers is written by `meta_synthesize` (`synthesis/meta.py`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -9,24 +13,18 @@ from langgraph.runtime import Runtime
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import LLMError
 from research_core.llm.prompts import render_prompt
-from research_core.output.sanitize import strip_terminal_escapes
 from research_core.planning.hypotheses import judge_hypothesis
 from research_core.research.evidence import support_share
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
-from research_core.state import ResearchState
-from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
-from research_core.synthesis.report import assemble_report, branch_section, drop_sections
+from research_core.synthesis.grounding import ground_text, grounding_note, removed_note
 from research_core.synthesis.verification import verify_citations
 from research_core.text.citations import (
     cited_source_ids,
-    drop_unknown_numbers,
     finding_source_ids,
-    global_numbering,
     markers_to_numbered,
     numbered_to_markers,
 )
-from research_core.tree import BranchTree
 
 # Share of a finding's content words an answer must contain to count as stating it.
 SAID_BAR = 0.6
@@ -41,44 +39,101 @@ def findings_as_markdown(findings: list[dict], local: dict[str, int]) -> str:
     return "\n".join(lines)
 
 
+@dataclass
+class BranchAnswer:
+    """A branch's answer as it is written, checked and grounded, with what it cost and logged."""
+
+    text: str
+    confidence: float | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    costs: list[dict] = field(default_factory=list)
+    log: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def update(self, branch_id: str) -> dict:
+        """The state update completing branch `branch_id` with this answer."""
+        return {
+            "branches": {
+                branch_id: {
+                    "status": "completed",
+                    "synthesis": self.text,
+                    "confidence": self.confidence,
+                    "research_done": True,
+                    **self.fields,
+                }
+            },
+            "costs": self.costs,
+            "log": self.log,
+            "warnings": self.warnings,
+        }
+
+
 def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Write the branch's cited answer; citations that point nowhere are removed."""
     services = runtime.context
-    config = RunConfig(**payload["config"])
     branch = SubQuestion(**payload["branch"])
     findings: list[dict] = payload.get("findings", [])
-    sources: list[dict] = payload.get("sources", [])
-    costs: list[dict] = []
-    log: list[dict] = []
-    warnings: list[str] = []
-    extra_fields: dict[str, Any] = {}
-    services.emit({"type": "branch_synthesis_started", "branch": branch.id})
     children: list[dict] = payload.get("children", [])
+    services.emit({"type": "branch_synthesis_started", "branch": branch.id})
     if not findings and not children:
-        reason = branch.stop_reason or "no usable search results"
-        text = (
-            f"No evidence found. No findings were gathered for this sub-question ({reason}), so it remains unanswered."
-        )
-        log.append(
-            LogEntry(node="synthesize_branch", branch=branch.id, message="No findings to synthesize.").model_dump()
-        )
-        confidence = None
+        answer = no_evidence_answer(branch)
     else:
-        ordered_ids = finding_source_ids(findings)
-        for child in children:
-            ordered_ids += [sid for sid in cited_source_ids(child.get("synthesis") or "") if sid not in ordered_ids]
-        by_id = {s["id"]: s for s in sources}
-        ordered_ids = [sid for sid in ordered_ids if sid in by_id]
-        local = {sid: i for i, sid in enumerate(ordered_ids, start=1)}
-        listing = "\n".join(f"[{n}] {by_id[sid].get('title') or by_id[sid]['url']}" for sid, n in local.items())
-        bullet_list = findings_as_markdown(findings, local)
+        answer = answer_branch(services, branch, findings, children, payload.get("sources", []))
+    services.emit({"type": "branch_completed", "branch": branch.id})
+    return answer.update(branch.id)
+
+
+def no_evidence_answer(branch: SubQuestion) -> BranchAnswer:
+    """The answer of a branch with neither findings nor answered children: it remains unanswered."""
+    reason = branch.stop_reason or "no usable search results"
+    text = f"No evidence found. No findings were gathered for this sub-question ({reason}), so it remains unanswered."
+    entry = LogEntry(node="synthesize_branch", branch=branch.id, message="No findings to synthesize.")
+    return BranchAnswer(text, log=[entry.model_dump()])
+
+
+def local_numbering(findings: list[dict], children: list[dict], sources: list[dict]) -> dict[str, int]:
+    """Source id -> the number the branch's prompt cites it by: the findings' sources first, then the
+    children's, each once, leaving out sources the task did not hand over."""
+    ordered_ids = finding_source_ids(findings)
+    for child in children:
+        ordered_ids += [sid for sid in cited_source_ids(child.get("synthesis") or "") if sid not in ordered_ids]
+    known = {s["id"] for s in sources}
+    return {sid: i for i, sid in enumerate((sid for sid in ordered_ids if sid in known), start=1)}
+
+
+def findings_for_prompt(findings: list[dict], bullet_list: str) -> str:
+    """The findings' bullet list with each finding's confidence, as the prompts show it."""
+    return "\n".join(
+        f"- (confidence {f['confidence']:.1f}) {line[2:]}"
+        for f, line in zip(findings, bullet_list.splitlines(), strict=True)
+    )
+
+
+def branch_confidence(findings: list[dict], children: list[dict]) -> float | None:
+    """The mean confidence of the branch's findings and of its answered children, if any."""
+    confs = [f["confidence"] for f in findings] + [c["confidence"] for c in children if c.get("confidence")]
+    return round(sum(confs) / len(confs), 3) if confs else None
+
+
+def answer_branch(
+    services: Services, branch: SubQuestion, findings: list[dict], children: list[dict], sources: list[dict]
+) -> BranchAnswer:
+    """Write the answer (or a hypothesis's verdict), check its citations if asked, and ground it."""
+    config = services.config
+    local = local_numbering(findings, children, sources)
+    by_id = {s["id"]: s for s in sources}
+    listing = "\n".join(f"[{n}] {by_id[sid].get('title') or by_id[sid]['url']}" for sid, n in local.items())
+    bullet_list = findings_as_markdown(findings, local)
+    reverse = {n: sid for sid, n in local.items()}
+    fields: dict[str, Any] = {}
+    if branch.kind == "hypothesis":
+        text, extra = _judge(services, config, branch, findings, bullet_list, listing, reverse)
+        fields["hypothesis"] = extra.pop("hypothesis")
+    else:
         system, user = render_prompt(
             "synthesize_branch",
             sub_question=branch.question_text,
-            findings="\n".join(
-                f"- (confidence {f['confidence']:.1f}) {line[2:]}"
-                for f, line in zip(findings, bullet_list.splitlines(), strict=True)
-            ),
+            findings=findings_for_prompt(findings, bullet_list),
             sources=listing,
             children="\n\n".join(
                 f"{c['question_text']}\n{markers_to_numbered(c.get('synthesis') or '', local)}" for c in children
@@ -86,54 +141,34 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
             or "(none)",
             language=language_instruction(config),
         )
-        reverse = {n: sid for sid, n in local.items()}
-        if branch.kind == "hypothesis":
-            text, extra = _judge(services, config, branch, findings, bullet_list, listing, reverse)
-            extra_fields["hypothesis"] = extra.pop("hypothesis")
-        else:
-            text, extra = _write_answer(services, branch, system, user, bullet_list, reverse)
-        costs += extra["costs"]
-        log += extra["log"]
-        warnings += extra["warnings"]
-        if config.verify_citations and cited_source_ids(text):
-            check = verify_citations(
-                services.llm, text, {s["id"]: s for s in sources}, node="synthesize_branch", branch=branch.id
-            )
-            text = check.text
-            costs += [c.model_dump() for c in check.costs]
-            extra_fields.update(citations_checked=check.checked, citations_supported=check.supported)
-            message = f"Citations checked ({check.method}): {check.supported}/{check.checked} supported" + (
-                f"; {check.removed} unsupported citation(s) removed" if check.removed else ""
-            )
-            log.append(
-                LogEntry(
-                    node="synthesize_branch",
-                    branch=branch.id,
-                    kind="citations",
-                    message=message,
-                    reasoning=check.reasoning,
-                ).model_dump()
-            )
-        text, grounding_fields, grounding_log = ground_branch_answer(text, findings, sources, reverse, bullet_list)
-        extra_fields.update(grounding_fields)
-        log.append(LogEntry(node="synthesize_branch", branch=branch.id, **grounding_log).model_dump())
-        confs = [f["confidence"] for f in findings] + [c["confidence"] for c in children if c.get("confidence")]
-        confidence = round(sum(confs) / len(confs), 3) if confs else None
-    services.emit({"type": "branch_completed", "branch": branch.id})
-    return {
-        "branches": {
-            branch.id: {
-                "status": "completed",
-                "synthesis": text,
-                "confidence": confidence,
-                "research_done": True,
-                **extra_fields,
-            }
-        },
-        "costs": costs,
-        "log": log,
-        "warnings": warnings,
-    }
+        text, extra = _write_answer(services, branch, system, user, bullet_list, reverse)
+    answer = BranchAnswer(text, fields=fields, costs=extra["costs"], log=extra["log"], warnings=extra["warnings"])
+    if config.verify_citations and cited_source_ids(answer.text):
+        check_citations(services, answer, sources, branch.id)
+    answer.text, grounding_fields, grounding_log = ground_branch_answer(
+        answer.text, findings, sources, reverse, bullet_list
+    )
+    answer.fields.update(grounding_fields)
+    answer.log.append(LogEntry(node="synthesize_branch", branch=branch.id, **grounding_log).model_dump())
+    answer.confidence = branch_confidence(findings, children)
+    return answer
+
+
+def check_citations(services: Services, answer: BranchAnswer, sources: list[dict], branch_id: str) -> None:
+    """Check each citation of `answer` against its source, removing those the source does not support."""
+    check = verify_citations(
+        services.llm, answer.text, {s["id"]: s for s in sources}, node="synthesize_branch", branch=branch_id
+    )
+    answer.text = check.text
+    answer.costs += [c.model_dump() for c in check.costs]
+    answer.fields.update(citations_checked=check.checked, citations_supported=check.supported)
+    message = f"Citations checked ({check.method}): {check.supported}/{check.checked} supported" + (
+        f"; {check.removed} unsupported citation(s) removed" if check.removed else ""
+    )
+    entry = LogEntry(
+        node="synthesize_branch", branch=branch_id, kind="citations", message=message, reasoning=check.reasoning
+    )
+    answer.log.append(entry.model_dump())
 
 
 def ground_branch_answer(
@@ -212,13 +247,9 @@ def _judge(
     reverse: dict[int, str],
 ) -> tuple[str, dict]:
     """A hypothesis branch's answer: its verdict and evidence (inconclusive if the judge fails)."""
-    findings_text = "\n".join(
-        f"- (confidence {f['confidence']:.1f}) {line[2:]}"
-        for f, line in zip(findings, bullet_list.splitlines(), strict=True)
-    )
     try:
         hypothesis, text, entries, reasoning = judge_hypothesis(
-            services.llm, config, branch, findings_text, listing, reverse
+            services.llm, config, branch, findings_for_prompt(findings, bullet_list), listing, reverse
         )
     except LLMError as exc:
         listed, _ = numbered_to_markers(bullet_list, reverse)
@@ -245,137 +276,4 @@ def _judge(
         "log": [entry.model_dump()],
         "warnings": [],
         "hypothesis": hypothesis,
-    }
-
-
-def ordered_syntheses(state: ResearchState) -> list[tuple[dict, str]]:
-    """(branch, synthesis with markers) for completed branches, in tree order."""
-    branches = state.get("branches", {})
-    out = []
-    for bid in BranchTree(branches, state.get("branch_order", [])).depth_first():
-        b = branches[bid]
-        if b.get("status") == "completed" and b.get("synthesis"):
-            out.append((b, b["synthesis"]))
-    return out
-
-
-def report_grounding(state: ResearchState, overview: Grounded | None) -> dict[str, int]:
-    """Statements checked and supported in the assembled report: the overview's and its branch answers'."""
-    checked = overview.statements if overview else 0
-    supported = overview.supported if overview else 0
-    for b, _ in ordered_syntheses(state):
-        checked += int(b.get("statements_checked") or 0)
-        supported += int(b.get("statements_supported") or 0)
-    return {"statements": checked, "supported": supported}
-
-
-def assembled_report(state: ResearchState, numbering: dict[str, int], overview: str = "") -> str:
-    """The report: the overview (numbered citations) around the branch answers, then the limitations."""
-    numbers = BranchTree(state.get("branches", {}), state.get("branch_order", [])).numbers()
-    sections = [
-        branch_section(numbers.get(b["id"], b["id"]), b["question_text"], markers_to_numbered(text, numbering))
-        for b, text in ordered_syntheses(state)
-    ]
-    gaps = (state.get("coverage") or {}).get("gaps") or []
-    return assemble_report(overview, sections, gaps) or "No branch produced an answer."
-
-
-def report_fallback(
-    state: ResearchState, numbering: dict[str, int], message: str, costs: list[dict], log: list[dict]
-) -> dict:
-    """The update that shows the branch answers without an overview, saying why."""
-    return {
-        "final_answer": assembled_report(state, numbering),
-        "status": "completed_with_fallback",
-        "costs": costs,
-        "warnings": [message],
-        "log": [*log, LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump()],
-        "report_grounding": report_grounding(state, None),
-    }
-
-
-def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
-    """Write the overview and assemble the report around the branch answers (flat runs: the branch answer).
-
-    The model writes the direct answer and how the parts connect; every statement of it is grounded.
-    The engine adds each answered branch's grounded answer as a section and the limitations from
-    the coverage step (see `synthesis.report`).
-    """
-    if state.get("status") == "cancelled":
-        return {}
-    config = RunConfig(**state["config"])
-    pieces = ordered_syntheses(state)
-    numbering = global_numbering(text for _, text in pieces)
-    if state.get("mode") == "flat":
-        final = markers_to_numbered(pieces[0][1], numbering) if pieces else "No answer could be produced."
-        return {"final_answer": final, "status": "completed"}
-    if pieces and not numbering:
-        parts = "\n".join(f"- {b['question_text']}" for b, _ in pieces)
-        message = "No evidence was found for any part of the question, so no answer is given."
-        final = f"{message}\n\nParts researched without evidence:\n{parts}"
-        entry = LogEntry(node="meta_synthesize", kind="evidence", message=message)
-        return {"final_answer": final, "status": "completed", "warnings": [message], "log": [entry.model_dump()]}
-    if not pieces:
-        message = "No branch produced an answer, so there is nothing to synthesize."
-        return {"final_answer": message, "status": "completed_with_fallback", "warnings": [message]}
-    sections = BranchTree(state.get("branches", {}), state.get("branch_order", [])).numbers()
-    sub_answers = "\n\n".join(
-        f"### {sections.get(b['id'], b['id'])} {b['question_text']}\n{markers_to_numbered(text, numbering)}"
-        for b, text in pieces
-    )
-    mode_instructions = (
-        "The sub-answers test hypotheses. Add a section '## Hypotheses' that states each hypothesis, its verdict "
-        "(validated, refuted or inconclusive) and the evidence for it, with citations."
-        if state.get("mode") == "hypothesis"
-        else ""
-    )
-    system, user = render_prompt(
-        "meta_synthesis",
-        question=state["question"],
-        sub_answers=sub_answers,
-        language=language_instruction(config),
-        mode_instructions=mode_instructions,
-    )
-    runtime.context.emit({"type": "meta_synthesis_started"})
-    try:
-        raw, entry = runtime.context.llm.complete(
-            "meta_synthesis", system, user, node="meta_synthesize", tier="synthesis", max_tokens=900
-        )
-    except LLMError as exc:
-        message = (
-            f"The final synthesis failed ({exc.user_message}); the report shows the branch answers without an overview."
-        )
-        return report_fallback(state, numbering, message, [c.model_dump() for c in exc.costs], [])
-    # escape sequences would count as words in the grounding check; they never belong in a report
-    text, removed = drop_unknown_numbers(strip_terminal_escapes(raw).strip(), len(numbering))
-    log = []
-    if removed:
-        log.append(
-            LogEntry(
-                node="meta_synthesize", kind="citations", message=f"Removed {removed} citation(s) to unknown sources."
-            ).model_dump()
-        )
-    if len(text) < 40:
-        message = "The final synthesis came back empty; the report shows the branch answers without an overview."
-        return report_fallback(state, numbering, message, [entry.model_dump()], log)
-    reverse = {n: sid for sid, n in numbering.items()}
-    allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
-    grounded = ground_text(drop_sections(numbered_to_markers(text, reverse)[0]), allowed)
-    reasoning = removed_note(grounded, 8)
-    log.append(
-        LogEntry(
-            node="meta_synthesize", kind="grounding", message=grounding_note(grounded), reasoning=reasoning
-        ).model_dump()
-    )
-    if grounded.statements and not cited_source_ids(grounded.text):
-        message = "No statement of the overview was supported by a source; the report shows the branch answers."
-        return report_fallback(state, numbering, message, [entry.model_dump()], log)
-    text = assembled_report(state, numbering, markers_to_numbered(grounded.text, numbering))
-    log.append(LogEntry(node="meta_synthesize", message=f"Report written ({len(text)} characters).").model_dump())
-    return {
-        "final_answer": text,
-        "status": "completed",
-        "costs": [entry.model_dump()],
-        "log": log,
-        "report_grounding": report_grounding(state, grounded),
     }

@@ -1,0 +1,176 @@
+"""The gates `coordinate` opens: the step gate, the plan-revision gate and the drill-down gate.
+
+Each gate is `interrupt(payload)` until the gate's parser (`research_core.gates`) accepts the
+answer; a refused answer re-opens the gate with the refusal shown. `coordinate` re-runs from its
+top on resume, so everything before a gate only reads the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langgraph.types import interrupt
+
+from research_core.coordination.pass_state import CoordinationPass, coordinate_log
+from research_core.gates import (
+    DrillApprove,
+    DrillDownPayload,
+    RevisionAccept,
+    RevisionPayload,
+    StepPayload,
+    parse_drill_answer,
+    parse_revision_answer,
+    parse_step_answer,
+)
+from research_core.planning.plan import PlanError, insert_after_subtree, make_children
+from research_core.planning.revision import apply_revision
+from research_core.state import ResearchState
+
+STOPPED_WARNING = "The run was stopped early by the user; the report uses what was gathered."
+
+
+def ask_until_valid(payload_fn: Callable[[str | None], dict], parse: Callable[[Any], Any]) -> Any:
+    """Interrupt until `parse` accepts the answer; the gate shows the last refusal."""
+    error = None
+    while True:
+        answer = interrupt(payload_fn(error))
+        try:
+            return parse(answer)
+        except PlanError as exc:
+            error = str(exc)
+
+
+def step_payload(state: ResearchState, branches: dict[str, dict], done: list[str], error: str | None) -> dict:
+    """What the step gate shows: the branches just finished and the ones still pending."""
+    return StepPayload(
+        question=state["question"],
+        completed=[
+            {k: branches[b].get(k) for k in ("id", "question_text", "synthesis", "confidence", "iteration_count")}
+            for b in done
+        ],
+        pending=[
+            {k: branches[b].get(k) for k in ("id", "question_text", "priority", "status", "parent_id")}
+            for b in state["branch_order"]
+            if b in branches and branches[b].get("status") == "pending"
+        ],
+        error=error,
+    ).model_dump()
+
+
+def completed_not_shown(p: CoordinationPass) -> list[str]:
+    """Completed branches, in plan order, that no step gate has shown yet."""
+    return [b for b in p.order if p.branches[b].get("status") == "completed" and b not in p.acknowledged]
+
+
+def open_step_gate(state: ResearchState, p: CoordinationPass) -> None:
+    """Step mode: after branches complete (not yet shown), pause; apply the user's edits, or stop."""
+    if not p.config.step_mode or p.stop:
+        return
+    done = completed_not_shown(p)
+    if not done:
+        return
+    step = ask_until_valid(
+        lambda error: step_payload(state, p.branches, done, error),
+        lambda answer: parse_step_answer(answer, p.branches),
+    )
+    p.acknowledged += done
+    for bid, fields in step.updates.items():
+        p.change(bid, fields)
+        p.log.append(coordinate_log(f"Edited at step gate: {fields}", branch=bid))
+    if step.action == "stop":
+        p.stop = True
+        p.warnings.append(STOPPED_WARNING)
+        p.log.append(coordinate_log("The user stopped the run at a step gate."))
+
+
+def open_revision_gate(state: ResearchState, p: CoordinationPass) -> None:
+    """A pending plan revision waits for the user (rejected without asking once the run stops).
+
+    A proposal the user answered uses up one of `max_revisions`, accepted or not, so someone who
+    keeps saying no is not asked again after every branch.
+    """
+    pending_revision = state.get("revision_pending")
+    if not pending_revision:
+        return
+    accepted = None
+    if not p.stop:
+        revision = ask_until_valid(
+            lambda error: RevisionPayload(
+                question=state["question"], changes=pending_revision, error=error
+            ).model_dump(),
+            lambda answer: parse_revision_answer(answer, pending_revision),
+        )
+        accepted = revision.changes if isinstance(revision, RevisionAccept) else None
+    p.extra["revision_pending"] = None
+    p.extra["revisions_done"] = int(state.get("revisions_done") or 0) + 1
+    if accepted:
+        rev_updates, order = apply_revision(accepted, p.branches, p.order, p.config)
+        for bid, fields in rev_updates.items():
+            p.change(bid, fields)
+        p.set_order(order)
+        p.log.append(coordinate_log(f"The user accepted the plan revision: {accepted}", kind="revision"))
+    else:
+        p.log.append(coordinate_log("The plan revision was rejected.", kind="revision"))
+
+
+def drill_payload(question: str, branch: dict, proposals: list[dict], error: str | None) -> dict:
+    """What the drill-down gate shows: the branch, why it goes deeper, and the proposed children."""
+    return DrillDownPayload(
+        question=question,
+        branch={k: branch.get(k) for k in ("id", "question_text", "depth_assessment", "priority")},
+        reasoning=branch.get("depth_reasoning") or "",
+        proposals=proposals,
+        error=error,
+    ).model_dump()
+
+
+def decide_drill_downs(state: ResearchState, p: CoordinationPass) -> None:
+    """Proposed drill-downs: approved by the user in step mode, automatically otherwise, none once stopped.
+
+    Children beyond `max_total_sub_questions` are dropped; with none left the drill-down is rejected.
+    """
+    for bid in list(p.order):
+        b = p.branches[bid]
+        if b.get("drill_status") != "proposed":
+            continue
+        proposals = b.get("drill_proposal") or []
+        if p.stop:
+            children = []
+        elif p.config.step_mode:
+            drill = ask_until_valid(
+                lambda error, b=b, proposals=proposals: drill_payload(state["question"], b, proposals, error),
+                lambda answer, proposals=proposals: parse_drill_answer(answer, proposals),
+            )
+            children = drill.children if isinstance(drill, DrillApprove) else []
+        else:
+            children = proposals
+        add_drill_children(p, bid, children)
+
+
+def children_with_room(children: list[dict], max_total: int, branch_count: int) -> list[dict]:
+    """The first of `children` that fit under the ceiling of `max_total` branches in the run."""
+    return children[: max(0, max_total - branch_count)]
+
+
+def add_drill_children(p: CoordinationPass, bid: str, children: list[dict]) -> None:
+    """Add the approved children under `bid` (as many as the sub-question ceiling allows), or reject it."""
+    children = children_with_room(children, p.config.max_total_sub_questions, len(p.branches))
+    if not children:
+        p.change(bid, {"drill_status": "rejected"})
+        p.log.append(coordinate_log("Drill-down not taken.", kind="drill_down", branch=bid))
+        return
+    made = make_children(
+        p.branches[bid],
+        children,
+        set(p.branches),
+        p.config.drill_down_iterations,
+        p.config.sub_question_min_iterations,
+        p.config.sub_question_max_iterations,
+    )
+    for child in made:
+        p.change(child.id, child.model_dump())
+    p.set_order(insert_after_subtree(p.order, p.branches, bid, [c.id for c in made]))
+    p.change(bid, {"drill_status": "approved"})
+    message = f"Drill-down: {', '.join(c.id for c in made)} added under {bid}."
+    p.log.append(coordinate_log(message, kind="drill_down", branch=bid))

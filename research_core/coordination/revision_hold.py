@@ -1,0 +1,50 @@
+"""Adaptive plan: after branches complete, the reviser sees the plan before more research starts."""
+
+from __future__ import annotations
+
+from research_core.coordination.pass_state import CoordinationPass
+from research_core.coordination.tasks import revise_task
+from research_core.state import ResearchState
+
+
+def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: list[str], exhausted: bool) -> bool:
+    """Whether the reviser is asked now.
+
+    After branches complete, in hierarchical mode with the adaptive plan on, not stopped, under
+    the cost cap and `max_revisions`, with a branch pending or room for more.
+    """
+    return bool(
+        newly_completed
+        and p.config.adaptive_plan
+        and state.get("mode") == "hierarchical"
+        and not p.stop
+        and not exhausted
+        and p.revisions_done(state) < p.config.max_revisions
+        and (
+            any(v.get("status") == "pending" for v in p.branches.values())
+            or len(p.branches) < p.config.max_total_sub_questions
+        )
+    )
+
+
+def hold_for_revision(
+    state: ResearchState, p: CoordinationPass, research_ids: list[str], exhausted: bool
+) -> tuple[list[str], dict | None]:
+    """Adaptive plan: after branches complete, ask the reviser before starting more research.
+
+    When `revision_due`, branches already being researched go on beside the revision (the
+    reviser may only change pending ones); branches the scheduler would start now wait, so the
+    reviser can still drop or re-prioritise them. Returns the research to start and the revise task.
+    """
+    revised_after = list(state.get("revised_after") or [])
+    newly = [b for b in p.order if p.branches[b].get("status") == "completed" and b not in revised_after]
+    task = None
+    if revision_due(state, p, newly, exhausted):
+        held = [bid for bid in research_ids if state["branches"].get(bid, {}).get("status") == "pending"]
+        for bid in held:
+            p.change(bid, {"status": "pending"})
+        research_ids = [bid for bid in research_ids if bid not in held]
+        task = revise_task(state, p, newly)
+    if newly:
+        p.extra["revised_after"] = revised_after + newly
+    return research_ids, task

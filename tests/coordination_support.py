@@ -1,0 +1,35 @@
+"""Helpers for the unit tests of `research_core/coordination/`: a pass, fake services, branches."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from research_core.configuration import RunConfig
+from research_core.coordination.pass_state import CoordinationPass
+
+
+def make_pass(branches: dict[str, dict], *, stop: bool = False, **config: Any) -> CoordinationPass:
+    """A pass over `branches` (in their order) with a RunConfig built from `config`."""
+    return CoordinationPass(
+        config=RunConfig(**config), branches=branches, order=list(branches), stop=stop, acknowledged=[]
+    )
+
+
+def priced_services(
+    work: tuple[float, float] = (1.0, 1.0), synthesis: tuple[float, float] = (1.0, 1.0), **config: Any
+) -> Any:
+    """Stand-in services of a run configured by `config`, whose LLM charges `work` and `synthesis`
+    USD per 1M tokens (in, out)."""
+    prices = {"work": work, "synthesis": synthesis}
+    return SimpleNamespace(llm=SimpleNamespace(price=lambda tier: prices[tier]), config=RunConfig(**config))
+
+
+def hypothesis(bid: str, **fields: Any) -> dict:
+    """A completed hypothesis branch whose verdict suggests a pivot."""
+    return {
+        "id": bid,
+        "kind": "hypothesis",
+        "status": "completed",
+        "hypothesis": {"pivot": "A better hypothesis.", **fields},
+    }
