@@ -215,6 +215,17 @@ def subjects(question: str) -> list[str]:
     return list(found)
 
 
+def coordinated_names(question: str) -> list[str]:
+    """Names the question joins as options ("PostgreSQL and SQLite", "React vs Vue"), in order; [] when none."""
+    text = " ".join(question.split())
+    found: dict[str, None] = {}
+    for a, b in pairwise(subjects(text)):
+        if re.search(rf"{re.escape(a)}\W+(?:\w+\W+)?(and|or|vs\.?|versus|,)\s+(?:\w+\W+)?{re.escape(b)}", text):
+            found.setdefault(a, None)
+            found.setdefault(b, None)
+    return list(found)
+
+
 def multi_part_signals(question: str) -> list[str]:
     """Reasons, read from the wording alone, that the question has several distinct parts (empty: none)."""
     text = " ".join(question.split())
@@ -222,14 +233,7 @@ def multi_part_signals(question: str) -> list[str]:
     for pattern, reason in _SIGNALS:
         if re.search(pattern, text, re.IGNORECASE) and reason not in reasons:
             reasons.append(reason)
-    names = subjects(text)
-    if (
-        any(
-            re.search(rf"{re.escape(a)}\W+(?:\w+\W+)?(and|or|vs\.?|versus|,)\s+(?:\w+\W+)?{re.escape(b)}", text)
-            for a, b in pairwise(names)
-        )
-        and "asks how named options differ" not in reasons
-    ):
+    if coordinated_names(text) and "asks how named options differ" not in reasons:
         reasons.append("asks about several named options")
     if text.count("?") + text.count("？") > 1:
         reasons.append("asks several questions")

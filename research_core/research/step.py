@@ -14,6 +14,7 @@ from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import frame_terms, stand_alone, with_frame
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
+from research_core.research.first_queries import first_queries
 from research_core.research.part_coverage import uncovered_parts
 from research_core.research.stopping import branch_stop_decision
 from research_core.schemas import (
@@ -110,6 +111,19 @@ def plan_queries(
     if not queries:
         queries = [branch.question_text[:200]]
     return queries, {"costs": costs, "log": [log.model_dump()]}
+
+
+def code_queries(branch_id: str, topic: str) -> tuple[list[str], dict]:
+    """A local model's first queries, written by code (`first_queries`); same return shape as `plan_queries`."""
+    queries = first_queries(topic)
+    log = LogEntry(
+        node="research_step",
+        branch=branch_id,
+        kind="queries",
+        message=f"Queries: {queries}",
+        reasoning="First search written from the question itself (no model call).",
+    )
+    return queries, {"costs": [], "log": [log.model_dump()]}
 
 
 def run_searches(
@@ -385,9 +399,12 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
 
     topic = evidence_topic(branch, payload["question"])
-    queries, update = plan_queries(
-        services, payload["question"], branch, known, uncovered_parts(topic, [f["text"] for f in known])
-    )
+    if services.llm.is_local and iteration == 1 and branch.kind == "question" and not branch.queries:
+        queries, update = code_queries(branch.id, topic)
+    else:
+        queries, update = plan_queries(
+            services, payload["question"], branch, known, uncovered_parts(topic, [f["text"] for f in known])
+        )
     if branch.kind == "question":
         queries = with_frame(queries, frame_terms(branch.question_text, payload["question"]))
     costs, log = list(update["costs"]), list(update["log"])

@@ -1,0 +1,57 @@
+"""A branch's first searches with the local model: written by code, one per named subject, no model call."""
+
+from __future__ import annotations
+
+from research_core.llm.client import LLMSettings
+from research_core.research.first_queries import first_queries
+from research_core.runs.runner import Runner
+from research_core.search.library import DocumentLibrary
+from tests.conftest import config
+from tests.fakes.llm_server import ScriptedLLM, serve
+
+
+def test_a_question_naming_two_subjects_searches_each_of_them():
+    queries = first_queries("How do PostgreSQL and SQLite handle concurrent writes and locking?")
+    assert queries == [
+        "How do PostgreSQL and SQLite handle concurrent writes and locking?",
+        "PostgreSQL concurrent writes locking",
+        "SQLite concurrent writes locking",
+    ]
+    assert first_queries("What does the SQLite VACUUM command do?") == ["What does the SQLite VACUUM command do?"]
+
+
+def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_text(
+        "sqlite-locking.md",
+        "# SQLite locking\n\nSQLite allows many concurrent readers but only one writer at a time.",
+        kind="md",
+    )
+    library.add_text(
+        "postgres-mvcc.md",
+        "# PostgreSQL concurrency\n\nPostgreSQL uses MVCC so concurrent writers lock only the rows they change.",
+        kind="md",
+    )
+    scripted = ScriptedLLM()
+    with serve(scripted) as (url, _):
+        settings = LLMSettings(provider="local", base_url=url, model="local-model", timeout_s=10, max_retries=0)
+        runner = Runner(tmp_path / "arbor.db", llm_settings=settings, backends=[library])
+        snap = runner.start(
+            "How do PostgreSQL and SQLite handle concurrent writes?",
+            config(
+                mode="flat",
+                auto_approve=True,
+                search_backends=["library"],
+                sub_question_min_iterations=1,
+                sub_question_max_iterations=1,
+            ),
+        )
+        calls = [task for task, _ in scripted.recorded_calls()]
+    assert snap.status == "completed", snap.error
+    assert "plan_queries" not in calls and "extract_findings" in calls
+    result = runner.result(snap.run_id)
+    first = next(e for e in result.log if e.kind == "queries")
+    assert "PostgreSQL concurrent writes" in first.message and "SQLite concurrent writes" in first.message
+    assert "no model call" in first.reasoning
+    # each subject's page was searched for and read
+    assert {s.title for s in result.sources} >= {"SQLite locking", "PostgreSQL concurrency"}
