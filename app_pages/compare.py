@@ -62,6 +62,10 @@ def start_modes() -> None:
     if not st.session_state["cmp_backends"]:
         st.session_state["cmp_error"] = "Choose at least one search backend."
         return
+    problem = run_form.searxng_problem(st.session_state["cmp_backends"], settings.searxng_url)
+    if problem:
+        st.session_state["cmp_error"] = problem
+        return
     try:
         form = run_form.ResearchForm(
             question=question,

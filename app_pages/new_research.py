@@ -218,8 +218,9 @@ def propose() -> None:
     if not st.session_state["nr_backends"]:
         st.session_state["nr_error"] = "Choose at least one search backend under “Limits and search”."
         return
-    if "searxng" in st.session_state["nr_backends"] and not settings.searxng_url:
-        st.session_state["nr_error"] = "SearXNG needs its URL: set it on the Settings page, or choose another backend."
+    problem = run_form.searxng_problem(st.session_state["nr_backends"], settings.searxng_url)
+    if problem:
+        st.session_state["nr_error"] = problem
         return
     try:
         form = run_form.ResearchForm(

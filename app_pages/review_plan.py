@@ -6,6 +6,7 @@ import streamlit as st
 
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
+from research_core.gates import ReviewCancel, ReviewPayload, read_payload
 from research_core.planning.plan import PlanError
 from research_core.runs.errors import RunError
 from ui import plan_table, plan_view, services, state
@@ -28,7 +29,8 @@ except RunError as exc:
     st.stop()
 
 st.markdown(f"### {esc(snap.question)}")
-pending = snap.pending if snap.pending and snap.pending.get("kind") == "review" else None
+gate = read_payload(snap.pending)
+pending = gate if isinstance(gate, ReviewPayload) else None
 
 
 @st.fragment(run_every=0.7)
@@ -57,7 +59,7 @@ if pending is None or services.run_is_active(run_id):
 config = RunConfig(**snap.config)
 rows_key = f"rp_rows_{run_id}"
 version_key = f"rp_version_{run_id}"
-state.init_state({rows_key: plan_table.rows_from_payload(pending["sub_questions"]), version_key: 0})
+state.init_state({rows_key: plan_table.rows_from_payload(pending.sub_questions), version_key: 0})
 editor_key = f"rp_editor_{run_id}_{st.session_state[version_key]}"
 # Streamlit drops an editor's edits when the page is left; the draft keeps them, and a fresh
 # editor (first view, or back from another page) starts from it.
@@ -66,7 +68,7 @@ if editor_key not in st.session_state and draft_key in st.session_state:
     st.session_state[rows_key] = st.session_state[draft_key]
 
 st.caption(
-    f"Strategy: **{esc(pending.get('strategy') or 'multi-faceted')}** · "
+    f"Strategy: **{esc(pending.strategy or 'multi-faceted')}** · "
     "Edit the text and priority of each sub-question, add or delete rows, nest a row under another with "
     "*parent id*, and change the *order* column to reorder. Approve when the plan looks right."
 )
@@ -76,13 +78,13 @@ if snap.mode == "hypothesis":
         "or inconclusive, and a refuted one may pivot to a better hypothesis."
     )
 show_warnings(snap.warnings)
-if pending.get("error"):
-    st.error(f"The last answer was refused: {esc(pending['error'])}", icon=":material/error:")
+if pending.error:
+    st.error(f"The last answer was refused: {esc(pending.error)}", icon=":material/error:")
 
 edited = plan_view.plan_editor(st.session_state[rows_key], editor_key)
 rows = plan_table.rows_from_frame(edited)
 st.session_state[draft_key] = rows
-check = plan_table.check_rows(rows, snap.question, pending.get("strategy"), config)
+check = plan_table.check_rows(rows, snap.question, pending.strategy, config)
 if check.error:
     st.error(check.error, icon=":material/error:")
 
@@ -153,9 +155,9 @@ with st.container(horizontal=True, gap="small"):
         st.write("Cancel this run? The plan is discarded and nothing is researched.")
         cancel = st.button("Yes, cancel the run", key=f"rp_cancel_{run_id}", type="primary")
 
-if approve and check.ok and check.plan is not None:
+if approve and check.answer is not None:
     try:
-        runner.resume_background(run_id, plan_table.approve_answer(check.plan))
+        runner.resume_background(run_id, check.answer)
     except RunError as exc:
         st.error(str(exc), icon=":material/error:")
         st.stop()
@@ -165,7 +167,7 @@ if approve and check.ok and check.plan is not None:
 
 if cancel:
     try:
-        runner.resume_background(run_id, {"action": "cancel"})
+        runner.resume_background(run_id, ReviewCancel())
     except RunError as exc:
         st.error(str(exc), icon=":material/error:")
         st.stop()

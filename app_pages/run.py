@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from research_core.gates import DrillDownPayload, GateAnswer, ReviewPayload, RevisionPayload, StepPayload, read_payload
 from research_core.runs.errors import RunError
 from research_core.runs.snapshot import RunSnapshot
 from ui import gate_views, resume, run_view, services, state, widgets
@@ -37,8 +38,8 @@ def is_live(s: RunSnapshot) -> bool:
     return services.run_is_active(s.run_id) or s.status == "running"
 
 
-def send(answer: object) -> None:
-    """Answer the open gate on the runner's thread and redraw."""
+def send(answer: GateAnswer) -> None:
+    """Answer the open gate (with an answer its parser accepted) on the runner's thread and redraw."""
     try:
         runner.resume_background(run_id, answer)
     except RunError as exc:
@@ -67,18 +68,18 @@ with st.container(horizontal=True, gap="small", vertical_alignment="center"):
 
 def controls(s: RunSnapshot) -> None:
     """What the user can do now, depending on the run's status and open gate."""
-    pending = s.pending or {}
-    if s.status == "awaiting_review" or pending.get("kind") == "review":
+    gate = read_payload(s.pending)
+    if s.status == "awaiting_review" or isinstance(gate, ReviewPayload):
         st.info("The plan is ready for review.", icon=":material/rate_review:")
         st.page_link(
             state.REVIEW_PLAN, label="Review the plan", icon=":material/arrow_forward:", query_params={"run": s.run_id}
         )
-    elif pending.get("kind") == "step":
-        gate_views.step_gate(s, pending, send)
-    elif pending.get("kind") == "revision":
-        gate_views.revision_gate(s, pending, send)
-    elif pending.get("kind") == "drill_down":
-        gate_views.drill_gate(s, pending, send)
+    elif isinstance(gate, StepPayload):
+        gate_views.step_gate(s, gate, send)
+    elif isinstance(gate, RevisionPayload):
+        gate_views.revision_gate(s, gate, send)
+    elif isinstance(gate, DrillDownPayload):
+        gate_views.drill_gate(s, gate, send)
     elif s.status in state.FINISHED:
         st.success("The research is done.", icon=":material/check_circle:")
         st.page_link(state.REPORT, label="Read the report", icon=":material/article:", query_params={"run": s.run_id})

@@ -10,7 +10,8 @@ For scripts, the names below are the public API::
     result = runner.result(snapshot.run_id)        # a RunResult once it has finished, else None
     markdown, _name, _mime = export_result(result, "md")
 
-A run that pauses at a gate (`snapshot.pending`) continues with `runner.resume(run_id, answer)`.
+A run that pauses at a gate (`snapshot.pending`) continues with `runner.resume(run_id, answer)`,
+`answer` being the gate's typed answer from `research_core.gates` (or a word such as "approve").
 Errors meant for the user are `ArborError`s (a run's own are `RunError`s) with a `user_message`.
 
 The names are imported on first use, so importing a submodule stays light.

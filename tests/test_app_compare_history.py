@@ -185,6 +185,18 @@ def test_researching_one_question_both_ways_ends_with_both_reports_side_by_side(
     assert "The judgement took 2 LLM calls" in texts(at.caption)
 
 
+def test_searxng_without_a_url_is_refused_before_any_run_starts(env: dict, monkeypatch) -> None:
+    monkeypatch.delenv("ARBOR_SEARXNG_URL", raising=False)
+    at = open_page(app(), "app_pages/compare.py")
+    at.text_area(key="cmp_question").input(QUESTION)
+    at.multiselect(key="cmp_backends").set_value(["library", "searxng"])
+    button(at, "Research both ways").click().run()
+    no_exception(at)
+    # the New research form's own message, from the one check both forms use
+    assert "SearXNG needs its URL: set it on the Settings page, or choose another backend." in texts(at.error)
+    assert runner_for(env).runs() == []
+
+
 def test_one_request_at_a_time_runs_flat_first_then_hierarchical(env: dict) -> None:
     at = open_page(app(), "app_pages/compare.py")
     at.text_area(key="cmp_question").input(QUESTION)

@@ -296,7 +296,7 @@ def test_drill_down_gate_refuses_an_empty_child_and_all_removed(env: dict) -> No
     at = open_page(app(snap.run_id), "app_pages/run.py")
     at.session_state[key] = {"edited_rows": {0: {"question_text": "  "}}, "added_rows": [], "deleted_rows": []}
     at.run()
-    assert "Question 1: the text is empty" in texts(at.error)
+    assert "Child 1: the question text is empty." in texts(at.error)  # the gate's own refusal
     assert button(at, "Research these").disabled
     at.session_state[key] = {
         "edited_rows": {0: {"remove": True}, 1: {"remove": True}},

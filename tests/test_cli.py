@@ -92,7 +92,7 @@ def test_run_without_auto_stops_at_review_then_resume_approves(cli, capsys):
     assert "sq_001" in captured.out and f"resume {run_id} --db {db} --answer approve" in captured.out
     bad = tmp / "bad.json"
     bad.write_text(json.dumps({"sub_questions": [{"question_text": "", "priority": 0.5}]}))
-    assert run("resume", run_id, "--answer", str(bad)) == 0
+    assert run("resume", run_id, "--answer", str(bad)) == 2  # refused before the run moves
     captured = capsys.readouterr()
     assert "Refused" in captured.err and "empty" in captured.err
     assert run("resume", run_id, "--answer", "approve", "--json", str(tmp / "r.json")) == 0

@@ -101,18 +101,21 @@ def test_drill_down_and_revision_gates_are_shown_and_answered_from_files(cli, ca
 def test_gate_answers_are_refused_with_the_reason_and_the_gate_stays_open(cli, capsys):
     run, tmp = cli
     assert run("run", QUESTION, "--step", "--parallel", "1", "--max-iterations", "30", "--auto") == 0
-    run_id = capsys.readouterr().err.split("run id ")[1].split()[0]
+    captured = capsys.readouterr()
+    run_id, out = captured.err.split("run id ")[1].split()[0], captured.out
     for _ in range(20):
-        out = capsys.readouterr().out
         if "waiting for a drill-down decision" in out:
             break
         assert run("resume", run_id, "--answer", "accept" if "plan revision" in out else "continue") == 0
+        out = capsys.readouterr().out
     empty = tmp / "empty.json"
     empty.write_text("[]")
-    assert run("resume", run_id, "--answer", str(empty)) == 0
+    assert run("resume", run_id, "--answer", str(empty)) == 2  # refused by the gate's parser before sending
     captured = capsys.readouterr()
     assert "Refused: 'children' must be a non-empty list" in captured.err
-    assert "waiting for a drill-down decision" in captured.out
+    assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err
+    assert run("show", run_id) == 0
+    assert "waiting for a drill-down decision" in capsys.readouterr().out
     assert run("resume", run_id, "--answer", "reject") == 0
     assert "waiting for a drill-down decision" not in capsys.readouterr().out
 
@@ -182,3 +185,83 @@ def test_a_broken_local_model_is_one_line_with_its_log(tmp_path, monkeypatch, ca
     else:
         assert "llama-cpp-python" in failure
     assert "retry with: python -m research_core resume" in err
+
+
+def test_gates_lists_each_gates_answers_and_prints_their_schema(capsys):
+    from research_core.gates import GATE_KINDS, STEP_ANSWERS, answer_schema
+
+    assert main(["gates"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == list(GATE_KINDS)
+    assert f"step: {STEP_ANSWERS}" in lines
+    assert main(["gates", "step", "--schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == answer_schema("step")
+    assert main(["gates", "--schema"]) == 0
+    schemas = json.loads(capsys.readouterr().out)
+    assert list(schemas) == list(GATE_KINDS)
+    assert schemas["review"] == answer_schema("review") and schemas["drill_down"] == answer_schema("drill_down")
+    assert main(["gates", "--schema", "revision"]) == 0
+    assert "RevisionAccept" in json.loads(capsys.readouterr().out)["$defs"]
+    with pytest.raises(SystemExit) as exc:
+        main(["gates", "--schema", "nope"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_resume_checks_the_answer_at_the_gate_first_and_takes_typed_answers(cli, capsys):
+    run, tmp = cli
+    only_steps = ["--set", "max_depth=1", "--set", "adaptive_plan=false"]  # no drill-down or revision gates
+    assert run("run", QUESTION, "--step", "--parallel", "1", *only_steps) == 0
+    run_id = capsys.readouterr().err.split("run id ")[1].split()[0]
+    for answer, message in [
+        ("yes", "Refused: Unknown answer 'yes': answer 'approve', 'cancel' or an edited plan."),
+        ('{"action": "approve", "plan": 3}', "Refused: 'plan' must be the edited plan object, or null to keep"),
+        ("{oops", "--answer: not valid JSON (Expecting property name enclosed in double quotes at column 2)"),
+    ]:
+        assert run("resume", run_id, "--answer", answer) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"arbor: {message}") and len(err.strip().splitlines()) == 1, err
+    assert run("show", run_id) == 0
+    captured = capsys.readouterr()
+    assert "waiting for review" in captured.out and "Refused" not in captured.err  # the gate never saw them
+
+    assert run("resume", run_id, "--answer", '{"action": "approve", "plan": null}') == 0
+    assert "paused after a branch" in capsys.readouterr().out
+    assert run("resume", run_id, "--answer", '{"updates": {"sq_003": {"status": "completed"}}}') == 2
+    assert "sq_003: an update may only set the status 'skipped'" in capsys.readouterr().err
+    skip = tmp / "skip.json"
+    skip.write_text(json.dumps({"action": "continue", "updates": {"sq_003": {"status": "skipped"}}}))
+    assert run("resume", run_id, "--answer", str(skip)) == 0
+    assert "paused after a branch" in capsys.readouterr().out
+    assert run("resume", run_id, "--answer", '{"action": "stop"}', "--json", str(tmp / "r.json")) == 0
+    result = json.loads((tmp / "r.json").read_text())
+    assert result["status"] == "completed"
+    assert [sq["status"] for sq in result["sub_questions"]] == ["completed", "completed", "skipped"]
+
+
+def test_an_answer_file_may_hold_a_typed_answer_without_its_action():
+    from research_core.cli.gates import answer_from_file
+    from research_core.gates import DrillDownPayload, ReviewPayload, RevisionPayload, StepPayload
+
+    review = ReviewPayload(
+        question="Q", strategy="s", sub_questions=[], estimated_iterations={}, estimated_cost_usd=[0, 0]
+    )
+    step = StepPayload(question="Q", completed=[], pending=[])
+    revision = RevisionPayload(question="Q", changes={"add": [{"question_text": "D?", "priority": 0.6}]})
+    drill = DrillDownPayload(question="Q", branch={"id": "sq_001"}, proposals=[])
+    assert answer_from_file({"plan": None}, review) == {"action": "approve", "plan": None}
+    assert answer_from_file({"updates": {"sq_002": {}}}, step) == {"action": "continue", "updates": {"sq_002": {}}}
+    assert answer_from_file({"changes": {"add": ["d?"]}}, revision) == {
+        "action": "accept",
+        "changes": {"add": [{"question_text": "D?", "priority": 0.6}]},
+    }
+    assert answer_from_file({"children": [{"question_text": "E?"}]}, drill) == {
+        "action": "approve",
+        "children": [{"question_text": "E?"}],
+    }
+    # the older shapes read as before
+    assert answer_from_file([{"id": "sq_002", "skip": True}], step) == {
+        "action": "continue",
+        "edits": [{"id": "sq_002", "skip": True}],
+    }
+    assert answer_from_file({"action": "cancel"}, review) == {"action": "cancel"}

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from research_core.configuration import RunConfig
 from research_core.gates import (
+    ANSWER_TYPES,
     DRILL_ANSWERS,
+    GATE_KINDS,
     REVIEW_ANSWERS,
     REVISION_ANSWERS,
     STEP_ANSWERS,
@@ -23,12 +26,17 @@ from research_core.gates import (
     RevisionReject,
     StepAnswer,
     StepPayload,
+    answer_schema,
+    parse_answer,
     parse_drill_answer,
     parse_review_answer,
     parse_revision_answer,
     parse_step_answer,
+    plain_answer,
+    read_payload,
 )
 from research_core.planning.plan import PlanError
+from research_core.schemas import Plan, SubQuestion
 
 QUESTION = "How do heat pumps perform in cold climates?"
 CONFIG = RunConfig()
@@ -323,3 +331,237 @@ def test_payloads_dump_to_the_dicts_the_ui_and_cli_read() -> None:
         "error",
         "answers",
     }
+
+
+# ---- typed answers: sent as their JSON dump, read back by the same parsers ---------------------------
+
+
+def round_trip(parse: Any, answer: Any) -> Any:
+    """Parse `answer`, send the typed result as the Runner does, and parse what arrives."""
+    typed = parse(answer)
+    sent = plain_answer(typed)
+    assert isinstance(sent, dict) and sent == typed.model_dump(mode="json")
+    return typed, parse(sent)
+
+
+@pytest.mark.parametrize("answer", ["approve", "cancel", EDITED, {**EDITED, "strategy": "comparative"}])
+def test_review_typed_answers_survive_their_dump(answer: Any) -> None:
+    typed, again = round_trip(review, answer)
+    assert again == typed
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["continue", "stop", {"action": "stop", "edits": [{"id": "sq2", "question_text": " B2? ", "priority": 0.8}]}],
+)
+def test_step_typed_answers_survive_their_dump(answer: Any) -> None:
+    typed, again = round_trip(lambda a: parse_step_answer(a, BRANCHES), answer)
+    assert again == typed
+
+
+def test_step_a_skip_survives_its_dump() -> None:
+    typed, again = round_trip(lambda a: parse_step_answer(a, BRANCHES), {"edits": [{"id": "sq3", "skip": True}]})
+    assert again == typed == StepAnswer(updates={"sq3": {"status": "skipped", "stop_reason": "skipped by the user"}})
+
+
+@pytest.mark.parametrize("answer", ["accept", "reject", {"action": "accept", "changes": {"drop": ["sq3"]}}])
+def test_revision_typed_answers_survive_their_dump(answer: Any) -> None:
+    typed, again = round_trip(lambda a: parse_revision_answer(a, PROPOSAL), answer)
+    assert again == typed
+
+
+@pytest.mark.parametrize("answer", ["approve", "reject", {"action": "approve", "children": [{"question_text": "X?"}]}])
+def test_drill_typed_answers_survive_their_dump(answer: Any) -> None:
+    typed, again = round_trip(lambda a: parse_drill_answer(a, PROPOSALS), answer)
+    assert again == typed
+
+
+def test_parsers_take_typed_answers_as_they_are() -> None:
+    assert review(ReviewCancel()) == ReviewCancel()
+    assert review(ReviewApprove()) == ReviewApprove()
+    assert parse_step_answer(StepAnswer(action="stop"), BRANCHES) == StepAnswer(action="stop")
+    assert parse_revision_answer(RevisionReject(), PROPOSAL) == RevisionReject()
+    assert parse_revision_answer(RevisionAccept(changes=PROPOSAL), PROPOSAL) == RevisionAccept(changes=WHOLE)
+    assert parse_drill_answer(DrillReject(), PROPOSALS) == DrillReject()
+    assert parse_drill_answer(DrillApprove(children=[{"question_text": "X?"}]), PROPOSALS) == DrillApprove(
+        children=[{"question_text": "X?", "priority": 0.5}]
+    )
+
+
+def test_plain_answer_dumps_typed_answers_and_passes_the_rest() -> None:
+    plan = Plan(question=QUESTION, sub_questions=[SubQuestion(id="sq_001", question_text="A?", priority=0.25)])
+    sent = plain_answer(ReviewApprove(plan=plan))
+    assert sent["action"] == "approve" and sent["plan"]["sub_questions"][0]["priority"] == 0.25
+    assert plain_answer(StepAnswer()) == {"action": "continue", "updates": {}}
+    assert plain_answer("approve") == "approve"
+    assert plain_answer({"action": "cancel"}) == {"action": "cancel"}
+    assert plain_answer(None) is None
+
+
+def test_a_typed_review_plan_is_validated_again_against_the_question_and_limits() -> None:
+    plan = Plan(
+        question="another question",
+        strategy="comparative",
+        sub_questions=[
+            SubQuestion(id="sq_001", question_text="A?", priority=0.9, status="completed", iteration_count=4),
+            SubQuestion(id="sq_001.1", question_text="A1?", priority=0.4, parent_id="sq_001"),
+        ],
+    )
+    parsed = review(ReviewApprove(plan=plan))
+    assert isinstance(parsed, ReviewApprove) and parsed.plan is not None
+    assert parsed.plan.question == QUESTION and parsed.plan.strategy == "comparative"
+    assert [(sq.id, sq.status, sq.iteration_count, sq.depth) for sq in parsed.plan.sub_questions] == [
+        ("sq_001", "pending", 0, 0),
+        ("sq_001.1", "pending", 0, 1),
+    ]
+    too_many = RunConfig(min_sub_questions=1, max_sub_questions=1)
+    two = {"action": "approve", "plan": {"sub_questions": [{"question_text": "A?"}, {"question_text": "B?"}]}}
+    with pytest.raises(PlanError, match="max_sub_questions"):
+        parse_review_answer(two, QUESTION, None, too_many)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"action": "approve", "plan": None}, ReviewApprove()),
+        ({"plan": None}, ReviewApprove()),
+        ({"action": "cancel", "plan": None}, ReviewCancel()),
+    ],
+)
+def test_a_typed_review_without_a_plan_keeps_the_proposed_one(answer: Any, expected: Any) -> None:
+    assert review(answer) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"action": "approve", "plan": "sq_001"}, "'plan' must be the edited plan object, or null"),
+        ({"action": "approve", "plan": {"strategy": "x"}}, "The plan must contain a 'sub_questions' list."),
+        ({"action": "approve", "plan": {"sub_questions": []}}, "The plan has no sub-questions"),
+        ({"action": "maybe", "plan": None}, "Unknown action 'maybe'"),
+    ],
+)
+def test_typed_review_refusals(answer: Any, message: str) -> None:
+    with pytest.raises(PlanError) as exc:
+        review(answer)
+    assert str(exc.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("updates", "message"),
+    [
+        ([], "'updates' must be an object: {branch id: {question_text?, priority?, status?}}."),
+        ({"sq2": {"synthesis": "made up"}}, "sq2: an update may set question_text, priority and status 'skipped'"),
+        ({"sq2": "skip"}, "sq2: an update may set question_text, priority and status 'skipped'"),
+        ({"sq2": {"status": "completed"}}, "sq2: an update may only set the status 'skipped', not 'completed'."),
+        ({"sq1": {"priority": 0.2}}, "sq1 is completed; only pending branches can be edited."),
+        ({"sq9": {}}, "Edit {'id': 'sq9'} does not name a branch of this run."),
+        ({"sq2": {"priority": 2}}, "sq2: priority 2 is outside 0-1."),
+        ({"sq2": {"question_text": " "}}, "sq2: the question text is empty."),
+    ],
+)
+def test_typed_step_updates_pass_the_same_checks_as_edits(updates: Any, message: str) -> None:
+    with pytest.raises(PlanError) as exc:
+        parse_step_answer({"action": "continue", "updates": updates}, BRANCHES)
+    assert str(exc.value).startswith(message)
+
+
+def test_typed_step_updates_keep_the_gates_own_stop_reason() -> None:
+    answer = {"updates": {"sq2": {"status": "skipped", "stop_reason": "mine"}, "sq3": {"priority": "0.1"}}}
+    assert parse_step_answer(answer, BRANCHES) == StepAnswer(
+        updates={"sq2": {"status": "skipped", "stop_reason": "skipped by the user"}, "sq3": {"priority": 0.1}}
+    )
+
+
+def test_a_step_answer_with_both_edits_and_updates_is_refused() -> None:
+    answer = {"edits": [{"id": "sq2", "skip": True}], "updates": {"sq3": {"status": "skipped"}}}
+    with pytest.raises(PlanError, match=re.escape("Send 'edits' or 'updates', not both.")):
+        parse_step_answer(answer, BRANCHES)
+    # an empty list of either is no edit at all
+    assert parse_step_answer({"edits": [], "updates": {"sq3": {"priority": 0.2}}}, BRANCHES).updates == {
+        "sq3": {"priority": 0.2}
+    }
+    assert parse_step_answer({"edits": [{"id": "sq3", "priority": 0.2}], "updates": {}}, BRANCHES).updates == {
+        "sq3": {"priority": 0.2}
+    }
+
+
+# ---- reading payloads, and one entry point for every gate ---------------------------------------------
+
+STEP_PAYLOAD = StepPayload(
+    question="Q",
+    completed=[{"id": "sq1", "question_text": "A?"}],
+    pending=[{"id": "sq2", "question_text": "B?", "priority": 0.5, "status": "pending"}],
+)
+REVIEW_PAYLOAD = ReviewPayload(
+    question=QUESTION,
+    strategy="multi-faceted",
+    sub_questions=[],
+    estimated_iterations={},
+    estimated_cost_usd=[0.0, 0.0],
+    unfunded=[],
+)
+
+
+def test_read_payload_gives_each_gates_model() -> None:
+    for payload in (
+        STEP_PAYLOAD,
+        REVIEW_PAYLOAD,
+        RevisionPayload(question="Q", changes=PROPOSAL),
+        DrillDownPayload(question="Q", branch={"id": "sq1"}, proposals=PROPOSALS),
+    ):
+        assert read_payload(payload.model_dump()) == payload
+    assert read_payload(None) is None
+    assert read_payload({}) is None
+    assert read_payload({"kind": "something else"}) is None
+
+
+def test_read_payload_takes_a_review_payload_from_before_unfunded_branches_were_named() -> None:
+    old = REVIEW_PAYLOAD.model_dump(exclude={"unfunded", "budget_note", "answers"})
+    payload = read_payload(old)
+    assert isinstance(payload, ReviewPayload) and payload.unfunded == [] and payload.budget_note is None
+
+
+def test_parse_answer_uses_each_gates_parser() -> None:
+    assert parse_answer(REVIEW_PAYLOAD, "cancel") == ReviewCancel()
+    edited = parse_answer(REVIEW_PAYLOAD, EDITED, config=CONFIG)
+    assert isinstance(edited, ReviewApprove) and edited.plan is not None and edited.plan.question == QUESTION
+    with pytest.raises(PlanError, match="max_sub_questions"):
+        parse_answer(REVIEW_PAYLOAD, EDITED, config=RunConfig(min_sub_questions=1, max_sub_questions=1))
+    revision = RevisionPayload(question="Q", changes=PROPOSAL)
+    assert parse_answer(revision, "accept") == RevisionAccept(changes=WHOLE)
+    drill = DrillDownPayload(question="Q", branch={"id": "sq1"}, proposals=PROPOSALS)
+    assert parse_answer(drill, "reject") == DrillReject()
+
+
+def test_parse_answer_checks_step_edits_against_the_payloads_branches_unless_given_the_runs() -> None:
+    edit = {"edits": [{"id": "sq2", "priority": 0.9}]}
+    assert parse_answer(STEP_PAYLOAD, edit) == StepAnswer(updates={"sq2": {"priority": 0.9}})
+    with pytest.raises(PlanError, match=re.escape("sq1 is completed; only pending branches can be edited.")):
+        parse_answer(STEP_PAYLOAD, {"edits": [{"id": "sq1", "skip": True}]})
+    with pytest.raises(PlanError, match="does not name a branch"):
+        parse_answer(STEP_PAYLOAD, {"edits": [{"id": "sq3", "skip": True}]})
+    assert parse_answer(STEP_PAYLOAD, {"edits": [{"id": "sq3", "skip": True}]}, branches=BRANCHES).updates == {
+        "sq3": {"status": "skipped", "stop_reason": "skipped by the user"}
+    }
+
+
+# ---- the answer schemas and help lines come from the answer models ------------------------------------
+
+
+def test_every_gate_has_an_answer_schema_naming_its_actions() -> None:
+    assert tuple(ANSWER_TYPES) == GATE_KINDS == ("review", "step", "revision", "drill_down")
+    actions = {"review": {"approve", "cancel"}, "step": {"continue", "stop"}}
+    actions |= {"revision": {"accept", "reject"}, "drill_down": {"approve", "reject"}}
+    for kind in GATE_KINDS:
+        text = str(answer_schema(kind))
+        assert all(f"'{action}'" in text for action in actions[kind]), kind
+    assert "plan" in answer_schema("review")["$defs"]["ReviewApprove"]["properties"]
+    assert set(answer_schema("step")["properties"]) == {"action", "updates"}
+
+
+def test_each_payloads_answers_line_names_its_models_actions() -> None:
+    assert REVIEW_ANSWERS.startswith("approve | cancel | {'action': 'approve', 'sub_questions'")
+    assert STEP_ANSWERS.startswith("continue | stop | {'action': 'continue', 'edits'")
+    assert REVISION_ANSWERS.startswith("accept | reject | {'action': 'accept'")
+    assert DRILL_ANSWERS.startswith("approve | reject | {'action': 'approve', 'children'")

@@ -276,3 +276,36 @@ def test_a_model_without_a_price_is_named_in_the_warnings(tmp_path):
     unpriced = [w for w in result.warnings if "No price is known for the model mystery-model-9" in w]
     assert len(unpriced) == 1 and "$0.50" in unpriced[0]
     assert not any("No price is known" in w for w in priced.warnings)
+
+
+def test_typed_answers_reach_the_gates_as_plain_json(runner, monkeypatch):
+    from research_core.gates import ReviewApprove, StepAnswer, parse_answer, read_payload
+    from research_core.runs import runner as runner_module
+    from research_core.schemas import Plan, SubQuestion
+
+    sent = []
+    command = runner_module.Command
+    monkeypatch.setattr(runner_module, "Command", lambda resume: sent.append(resume) or command(resume=resume))
+    snap = runner.start(QUESTION, config(step_mode=True, parallel=1))
+    plan = Plan(
+        question=QUESTION,
+        sub_questions=[
+            SubQuestion(id="sq_001", question_text="How fast is React in benchmarks?", priority=0.9),
+            SubQuestion(id="sq_002", question_text="What does the developer survey say about Vue?", priority=0.4),
+        ],
+    )
+    snap = runner.resume(snap.run_id, ReviewApprove(plan=plan))
+    assert snap.status == "awaiting_step", snap.error
+    edit = {"edits": [{"id": "sq_002", "question_text": "What do surveys say about Vue?"}]}
+    snap = runner.resume(snap.run_id, parse_answer(read_payload(snap.pending), edit))
+    assert snap.status == "awaiting_step" and snap.pending["completed"][0]["id"] == "sq_002"
+    snap = runner.resume(snap.run_id, StepAnswer())
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    assert [sq["question_text"] for sq in result.sub_questions] == [
+        "How fast is React in benchmarks?",
+        "What do surveys say about Vue?",
+    ]
+    assert [type(answer) for answer in sent] == [dict, dict, dict]  # typed answers go in as their JSON dump
+    assert json.loads(json.dumps(sent)) == sent
+    assert sent[1] == {"action": "continue", "updates": {"sq_002": {"question_text": "What do surveys say about Vue?"}}}

@@ -63,6 +63,10 @@ def test_duplicate_proposals_collapse():
         ([{"id": "a", "question_text": "A?", "parent_id": "zz"}], "not in the plan"),
         ([{"question_text": "A?", "priority": True}], "number"),
         ([{"question_text": "A?", "priority": float("nan")}], "outside 0-1"),
+        (
+            [{"question_text": "A?", "priority": None}],
+            r"Sub-question 1: the priority is empty; enter a number from 0 to 1\.",
+        ),
         ([{"question_text": "x" * 2001}], "longer than"),
         (["not a row"], "must be an object"),
     ],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from research_core.configuration import RunConfig
+from research_core.gates import ReviewApprove, parse_review_answer, plain_answer
 from research_core.schemas import Plan, SubQuestion
 from ui import plan_table
 
@@ -12,17 +14,27 @@ ROWS = [
 ]
 
 
-def test_approve_answer_sends_the_strategy_and_the_editable_fields() -> None:
+def test_the_approve_answer_carries_the_checked_plan_and_the_gate_reads_it_back() -> None:
     check = plan_table.check_rows(ROWS, "Q", "comparative")
-    assert check.plan is not None
-    answer = plan_table.approve_answer(check.plan)
-    assert answer["action"] == "approve"
-    assert answer["strategy"] == "comparative"
-    assert answer["sub_questions"] == [
+    answer = check.answer
+    assert isinstance(answer, ReviewApprove) and answer.plan == check.plan
+    assert answer.plan.strategy == "comparative"
+    assert [
+        sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id"})
+        for sq in answer.plan.sub_questions
+    ] == [
         {"id": "sq_001", "question_text": "A?", "priority": 0.9, "rationale": "first", "parent_id": None},
         {"id": "sq_002", "question_text": "B?", "priority": 0.5, "rationale": "", "parent_id": None},
         {"id": "sq_003", "question_text": "A detail?", "priority": 0.4, "rationale": "", "parent_id": "sq_001"},
     ]
+    # what the Runner sends (the answer's JSON dump) is read by the gate as the same answer
+    assert parse_review_answer(plain_answer(answer), "Q", None, RunConfig()) == answer
+
+
+def test_a_refused_plan_has_no_answer() -> None:
+    check = plan_table.check_rows([{**ROWS[0], "priority": None}], "Q")
+    assert check.answer is None
+    assert check.error == "Sub-question 1: the priority is empty; enter a number from 0 to 1."
 
 
 def test_proposed_children_keep_text_priority_and_rationale() -> None:

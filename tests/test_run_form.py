@@ -6,7 +6,13 @@ import pytest
 from pydantic import ValidationError
 
 from research_core.configuration import TEMPLATES, RunConfig, build_run_config
-from ui.run_form import ResearchForm, effective_template, run_config_from_form, template_iterations
+from ui.run_form import (
+    ResearchForm,
+    effective_template,
+    run_config_from_form,
+    searxng_problem,
+    template_iterations,
+)
 
 COMPARE_QUESTION = "Compare SQLite and PostgreSQL for small web apps"
 FACT_QUESTION = "What is retrieval-augmented generation?"
@@ -120,3 +126,11 @@ def test_template_iterations_fall_back_to_the_default() -> None:
     assert template_iterations("quick_fact", 20) == TEMPLATES["quick_fact"]["max_iterations"]
     assert template_iterations("general", 17) == 17
     assert template_iterations("no_such_template", 9) == 9
+
+
+def test_searxng_without_a_url_is_the_one_form_error() -> None:
+    message = "SearXNG needs its URL: set it on the Settings page, or choose another backend."
+    assert searxng_problem(["library", "searxng"], None) == message
+    assert searxng_problem(["searxng"], "") == message
+    assert searxng_problem(["searxng"], "http://localhost:8888") is None
+    assert searxng_problem(["library", "ddg"], None) is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from research_core.errors import ArborError
 from research_core.sources.extract import ExtractError, extract_text, html_main_text
 from research_core.sources.fetch import FetchedPage
 from tests.fakes.local_web import FIXTURE_PAGES
@@ -38,6 +39,8 @@ def test_a_page_without_text_is_an_extract_error() -> None:
     with pytest.raises(ExtractError) as caught:
         extract_text(html_page("blog/consent-wall.html"))
     assert caught.value.reason == "empty"
+    assert isinstance(caught.value, ArborError)  # a user-facing error: its message says why
+    assert caught.value.user_message and str(caught.value) == caught.value.user_message
 
 
 def test_page_markup_never_survives_extraction() -> None:

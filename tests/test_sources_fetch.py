@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from research_core.errors import ArborError
 from research_core.sources.fetch import (
     MAX_PAGE_BYTES,
     FetchError,
@@ -107,6 +108,7 @@ def test_loopback_is_refused_by_default(web: LocalWeb) -> None:
 def test_not_found_is_a_permanent_http_error(web: LocalWeb) -> None:
     error = failure(local(), web.url("missing.html"))
     assert (error.reason, error.user_message, error.permanent) == ("http_status", "HTTP 404", True)
+    assert isinstance(error, ArborError) and str(error) == "HTTP 404"  # a user-facing error
 
 
 def test_a_server_error_is_not_permanent(web: LocalWeb) -> None:

@@ -1,24 +1,58 @@
 """The Run page's gates in step mode: after a branch, a proposed plan revision, a drill-down.
 
-Each view draws the open gate's payload and hands the user's answer to `send`, which the page
-wires to the runner. The rules that turn an edited table into an answer (`step_edits`,
-`drill_children_answer`) are pure functions over the table's rows.
+Each view reads the open gate's payload model (`research_core.gates`), builds the typed answer and
+checks it with the gate's own parser before it hands it to `send`, which the page wires to the
+runner: a refused answer shows the gate's message here, and nothing is sent. The rules that turn an
+edited table into an answer (`step_edits`, `drill_children_answer`) are pure functions over the
+table's rows.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from research_core.gates import (
+    DrillApprove,
+    DrillDownPayload,
+    DrillReject,
+    GateAnswer,
+    GatePayload,
+    RevisionAccept,
+    RevisionPayload,
+    RevisionReject,
+    StepAnswer,
+    StepPayload,
+    parse_answer,
+)
+from research_core.planning.plan import PlanError
 from research_core.runs.snapshot import RunSnapshot
 from research_core.text.citations import markers_to_numbered
 from ui import run_view, widgets
 from ui.widgets import esc
 
-Send = Callable[[object], None]
+Send = Callable[[GateAnswer], None]
+
+
+def gate_answer(
+    payload: GatePayload, answer: GateAnswer | str | dict[str, Any], branches: Sequence[Mapping[str, Any]]
+) -> tuple[GateAnswer | None, str | None]:
+    """The answer as the gate will read it (`branches` are the run's), or None and the gate's refusal."""
+    try:
+        return parse_answer(payload, answer, branches={b["id"]: b for b in branches if "id" in b}), None
+    except PlanError as exc:
+        return None, str(exc)
+
+
+def table_number(value: Any) -> Any:
+    """A table cell's number, with an emptied cell (None or NaN) as None for the gate to refuse as empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value
 
 
 # ---- after a branch ------------------------------------------------------------------------------
@@ -39,34 +73,26 @@ def step_rows(pending_branches: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     )
 
 
-def step_edits(
-    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
-) -> tuple[list[dict[str, Any]], str | None]:
-    """The step gate's edits from the table before and after the user's changes, and the last problem.
+def step_edits(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The step gate's edits from the table before and after the user's changes.
 
-    A branch appears in the edits only when something changed: a new (stripped) text, a priority
-    that moved by more than 1e-9, or a tick in *skip*. An empty text or a priority outside 0–1 is a
-    problem (the last one found is returned) and that value is not sent.
+    A branch appears only when something changed: its (stripped) text, its priority (by more than
+    1e-9; an emptied cell is sent as None) or a tick in *skip*. The gate's parser judges the values.
     """
     edits: list[dict[str, Any]] = []
-    problem = None
     for old, new in zip(before, after, strict=True):
         change: dict[str, Any] = {"id": old["id"]}
         text = str(new.get("question_text") or "").strip()
-        if not text:
-            problem = f"{old['id']}: the question text is empty."
-        elif text != old["question_text"]:
+        if text != old["question_text"]:
             change["question_text"] = text
-        priority = new.get("priority")
-        if priority is None or pd.isna(priority) or not 0 <= float(priority) <= 1:
-            problem = f"{old['id']}: the priority must be a number from 0 to 1."
-        elif abs(float(priority) - old["priority"]) > 1e-9:
-            change["priority"] = float(priority)
+        priority = table_number(new.get("priority"))
+        if priority is None or not isinstance(priority, int | float) or abs(priority - old["priority"]) > 1e-9:
+            change["priority"] = priority
         if bool(new.get("skip")):
             change["skip"] = True
         if len(change) > 1:
             edits.append(change)
-    return edits, problem
+    return edits
 
 
 def completed_branch_cards(snap: RunSnapshot, completed: Sequence[Mapping[str, Any]]) -> None:
@@ -88,19 +114,17 @@ def completed_branch_cards(snap: RunSnapshot, completed: Sequence[Mapping[str, A
                 st.markdown(cited)
 
 
-def step_gate(snap: RunSnapshot, pending: Mapping[str, Any], send: Send) -> None:
+def step_gate(snap: RunSnapshot, payload: StepPayload, send: Send) -> None:
     """Show the branches that just finished; edit, skip or reprioritise the pending ones."""
     st.subheader("Paused after a branch")
-    completed_branch_cards(snap, pending.get("completed", []))
-    if pending.get("error"):
-        st.error(f"The last answer was refused: {esc(pending['error'])}", icon=":material/error:")
-    rows = pending.get("pending", [])
+    completed_branch_cards(snap, payload.completed)
+    if payload.error:
+        st.error(f"The last answer was refused: {esc(payload.error)}", icon=":material/error:")
     edits: list[dict[str, Any]] = []
-    problem = None
-    if rows:
+    if payload.pending:
         st.markdown("**Pending branches** · edit the text or priority, or skip a branch")
-        original = step_rows(rows)
-        gate_key = "_".join(c["id"] for c in pending.get("completed", [])) or "gate"
+        original = step_rows(payload.pending)
+        gate_key = "_".join(c["id"] for c in payload.completed) or "gate"
         edited = st.data_editor(
             original,
             key=f"step_editor_{snap.run_id}_{gate_key}",
@@ -116,14 +140,15 @@ def step_gate(snap: RunSnapshot, pending: Mapping[str, Any], send: Send) -> None
                 "skip": st.column_config.CheckboxColumn("skip", width=60),
             },
         )
-        edits, problem = step_edits(original.to_dict("records"), edited.to_dict("records"))
-        if problem:
-            st.error(problem, icon=":material/error:")
+        edits = step_edits(original.to_dict("records"), edited.to_dict("records"))
     else:
         st.caption("No branches are pending; continuing writes the report.")
+    answer, problem = gate_answer(payload, {"action": "continue", "edits": edits}, snap.branches)
+    if problem:
+        st.error(problem, icon=":material/error:")
     with st.container(horizontal=True, gap="small"):
         go_on = st.button(
-            "Continue", type="primary", icon=":material/play_arrow:", key="step_continue", disabled=bool(problem)
+            "Continue", type="primary", icon=":material/play_arrow:", key="step_continue", disabled=answer is None
         )
         stop = st.button(
             "Stop early and write the report",
@@ -131,10 +156,10 @@ def step_gate(snap: RunSnapshot, pending: Mapping[str, Any], send: Send) -> None
             key="step_stop",
             help="Skip the pending branches and synthesise from what was gathered so far.",
         )
-    if go_on:
-        send({"action": "continue", "edits": edits} if edits else "continue")
+    if go_on and answer is not None:
+        send(answer)
     if stop:
-        send("stop")
+        send(StepAnswer(action="stop"))
 
 
 # ---- a proposed plan revision ----------------------------------------------------------------------
@@ -173,10 +198,10 @@ def revision_lines(changes: Mapping[str, Any], branches: Sequence[Mapping[str, A
     return lines
 
 
-def revision_gate(snap: RunSnapshot, pending: Mapping[str, Any], send: Send) -> None:
+def revision_gate(snap: RunSnapshot, payload: RevisionPayload, send: Send) -> None:
     """The model proposes to change the pending part of the plan, with its reasons; accept or reject."""
     st.subheader("Proposed change to the plan")
-    changes = pending.get("changes") or {}
+    changes = payload.changes
     reasoning = changes.get("reasoning") or run_view.revision_reasoning(snap.log)
     if reasoning:
         st.markdown(f":material/psychology: **Why:** {esc(reasoning)}")
@@ -185,21 +210,28 @@ def revision_gate(snap: RunSnapshot, pending: Mapping[str, Any], send: Send) -> 
     lines = revision_lines(changes, snap.branches)
     if lines:
         st.markdown("\n".join(lines))
-    if pending.get("error"):
-        st.error(esc(pending["error"]), icon=":material/error:")
+    if payload.error:
+        st.error(esc(payload.error), icon=":material/error:")
+    answer, problem = gate_answer(payload, RevisionAccept(changes=changes), snap.branches)
+    if problem:
+        st.error(problem, icon=":material/error:")
     with st.container(horizontal=True, gap="small"):
-        if st.button("Accept", type="primary", key="revision_accept", icon=":material/check:"):
-            send("accept")
-        if st.button("Reject", key="revision_reject", icon=":material/close:"):
-            send("reject")
+        accept = st.button(
+            "Accept", type="primary", key="revision_accept", icon=":material/check:", disabled=answer is None
+        )
+        reject = st.button("Reject", key="revision_reject", icon=":material/close:")
+    if accept and answer is not None:
+        send(answer)
+    if reject:
+        send(RevisionReject())
 
 
 # ---- a drill-down ------------------------------------------------------------------------------------
 
 
-def drill_proposals(pending: Mapping[str, Any]) -> list[dict[str, Any]]:
+def drill_proposals(payload: DrillDownPayload) -> list[dict[str, Any]]:
     """The drill-down gate's proposed children (anything but a dict is left out)."""
-    return [p for p in pending.get("proposals") or [] if isinstance(p, dict)]
+    return [p for p in payload.proposals if isinstance(p, dict)]
 
 
 def drill_rows(proposals: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
@@ -218,44 +250,29 @@ def drill_rows(proposals: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def drill_children_answer(
-    proposals: Sequence[Mapping[str, Any]],
-    before: Sequence[Mapping[str, Any]],
-    after: Sequence[Mapping[str, Any]],
-) -> tuple[list[dict[str, Any]] | None, bool, str | None]:
-    """The children to send from the edited table: (children or None if unchanged, any kept, problem).
+    proposals: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The children to send: the editor's rows as the user sees them, without those ticked *remove*.
 
-    A ticked *remove* leaves a child out; a text is normalised to single spaces; an empty text or
-    a priority outside 0–1 is a problem (the last one found) and that child is not sent. A kept
-    child carries the model's rationale along. Nothing removed or edited gives None: approve as proposed.
+    A text is normalised to single spaces; an emptied priority is sent as None (the gate's parser
+    judges the values). A kept child carries the model's rationale along. An untouched table sends
+    the proposals, with the priority the table shows for one the model gave none.
     """
     children: list[dict[str, Any]] = []
-    changed = False
-    kept = False
-    problem = None
-    for n, (proposal, old, new) in enumerate(zip(proposals, before, after, strict=True), start=1):
-        if bool(new.get("remove")):
-            changed = True
+    for proposal, row in zip(proposals, rows, strict=True):
+        if bool(row.get("remove")):
             continue
-        kept = True
-        text = " ".join(str(new.get("question_text") or "").split())
-        priority = new.get("priority")
-        if not text:
-            problem = f"Question {n}: the text is empty. Type a question or tick *remove*."
-            continue
-        if priority is None or pd.isna(priority) or not 0 <= float(priority) <= 1:
-            problem = f"Question {n}: the priority must be a number from 0 to 1."
-            continue
-        changed = changed or text != old["question_text"] or abs(float(priority) - old["priority"]) > 1e-9
-        child = {"question_text": text, "priority": float(priority)}
+        text = " ".join(str(row.get("question_text") or "").split())
+        child = {"question_text": text, "priority": table_number(row.get("priority"))}
         if proposal.get("rationale"):
             child["rationale"] = proposal["rationale"]
         children.append(child)
-    return (children if changed else None), kept, problem
+    return children
 
 
-def drill_children(pending: Mapping[str, Any], key: str) -> tuple[list[dict[str, Any]] | None, bool, str | None]:
-    """The proposed children in an editor: (children to send or None if unchanged, any kept, problem)."""
-    proposals = drill_proposals(pending)
+def drill_children(payload: DrillDownPayload, key: str) -> list[dict[str, Any]]:
+    """The proposed children in an editor; returns the children to send."""
+    proposals = drill_proposals(payload)
     original = drill_rows(proposals)
     edited = st.data_editor(
         original,
@@ -270,39 +287,42 @@ def drill_children(pending: Mapping[str, Any], key: str) -> tuple[list[dict[str,
             "remove": st.column_config.CheckboxColumn("remove", width=70),
         },
     )
-    return drill_children_answer(proposals, original.to_dict("records"), edited.to_dict("records"))
+    return drill_children_answer(proposals, edited.to_dict("records"))
 
 
-def drill_gate(snap: RunSnapshot, pending: Mapping[str, Any], send: Send) -> None:
+def drill_gate(snap: RunSnapshot, payload: DrillDownPayload, send: Send) -> None:
     """A branch wants to dig deeper: show why, let the user edit its proposed children, approve or reject."""
-    branch = pending.get("branch") or {}
+    branch = payload.branch
     bid = branch.get("id")
     number = widgets.branch_numbers(snap.branches).get(bid, bid)
     st.subheader("Go deeper?")
     st.markdown(f"**{esc(number)} · {esc(branch.get('question_text'))}**")
     depth = branch.get("depth_assessment")
-    reasoning = pending.get("reasoning") or run_view.depth_reasoning(snap.log, bid)
+    reasoning = payload.reasoning or run_view.depth_reasoning(snap.log, bid)
     if depth or reasoning:
         verdict = f"The model judged the findings **{esc(depth)}**" if depth else "The model's assessment"
         st.markdown(f":material/psychology: {verdict}" + (f": {esc(reasoning)}" if reasoning else "."))
     st.markdown("**Proposed narrower questions** · edit the text or priority, or tick *remove* to leave one out")
-    if pending.get("error"):
-        st.error(esc(pending["error"]), icon=":material/error:")
-    children, kept, problem = drill_children(pending, key=f"drill_editor_{snap.run_id}_{bid}")
+    if payload.error:
+        st.error(esc(payload.error), icon=":material/error:")
+    children = drill_children(payload, key=f"drill_editor_{snap.run_id}_{bid}")
+    answer, problem = None, None
+    if not children:
+        st.warning("Every question is removed. Keep at least one, or choose *Not needed*.", icon=":material/warning:")
+    else:
+        answer, problem = gate_answer(payload, DrillApprove(children=children), snap.branches)
     if problem:
         st.error(problem, icon=":material/error:")
-    elif not kept:
-        st.warning("Every question is removed. Keep at least one, or choose *Not needed*.", icon=":material/warning:")
     with st.container(horizontal=True, gap="small"):
         approve = st.button(
             "Research these",
             type="primary",
             key="drill_approve",
             icon=":material/check:",
-            disabled=bool(problem) or not kept,
+            disabled=answer is None,
         )
         reject = st.button("Not needed", key="drill_reject", icon=":material/close:")
-    if approve:
-        send({"action": "approve", "children": children} if children is not None else "approve")
+    if approve and answer is not None:
+        send(answer)
     if reject:
-        send("reject")
+        send(DrillReject())

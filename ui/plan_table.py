@@ -1,8 +1,9 @@
 """The plan editor's table: rows from the review gate, validation, estimates and re-decomposition.
 
 Pure functions over lists of row dicts (and pandas frames for `st.data_editor`), so the page stays
-thin and the rules are testable without a browser. Validation is the engine's own
-`validate_plan`, run on every edit so Approve is only enabled for a plan the engine will accept.
+thin and the rules are testable without a browser. Validation is the review gate's own parser
+(`research_core.gates.parse_review_answer`), run on every edit, so Approve is only enabled for a
+plan the engine will accept, and sends the typed answer it returned.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 import pandas as pd
 
 from research_core.configuration import RunConfig
+from research_core.gates import ReviewApprove, parse_review_answer
 from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
-from research_core.planning.plan import PlanError, validate_plan
+from research_core.planning.plan import PlanError
 from research_core.schemas import Plan
 from research_core.tree import BranchTree
 
@@ -120,20 +122,24 @@ class PlanCheck:
         """True when the engine will accept the plan."""
         return self.plan is not None and self.error is None
 
+    @property
+    def answer(self) -> ReviewApprove | None:
+        """The review gate's typed answer approving the checked plan; None while the plan is refused."""
+        return ReviewApprove(plan=self.plan) if self.ok else None
+
 
 def check_rows(
     rows: Sequence[dict[str, Any]], question: str, strategy: str | None = None, config: RunConfig | None = None
 ) -> PlanCheck:
-    """Validate the edited rows with the engine's rules (and the run's plan limits, given `config`);
-    the error names the row or the limit to fix."""
-    answer = answer_rows(rows)
-    for n, row in enumerate(answer, start=1):
-        if row["priority"] is None:
-            return PlanCheck(None, f"Sub-question {n}: the priority is empty; enter a number from 0 to 1.")
+    """Check the edited rows with the review gate's parser (and the run's plan limits, given `config`);
+    the error is the gate's, naming the row or the limit to fix."""
+    edited = {"action": "approve", "sub_questions": answer_rows(rows), "strategy": strategy}
     try:
-        plan = validate_plan({"sub_questions": answer, "strategy": strategy}, question, config=config)
+        parsed = parse_review_answer(edited, question, strategy, config)
     except PlanError as exc:
         return PlanCheck(None, str(exc))
+    assert isinstance(parsed, ReviewApprove) and parsed.plan is not None  # an edited plan, approved
+    plan = parsed.plan
     tree = BranchTree({sq.id: {"parent_id": sq.parent_id} for sq in plan.sub_questions})
     return PlanCheck(plan, None, tree.numbers(), tree.depth_first())
 
@@ -217,18 +223,6 @@ def add_children(
 def renumber(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows in their chosen order with the order column reset to 1, 2, 3 …"""
     return [{**row, "order": i} for i, row in enumerate(ordered(rows), start=1)]
-
-
-def approve_answer(plan: Plan) -> dict[str, Any]:
-    """The review gate's answer approving `plan`: its strategy and each sub-question's editable fields."""
-    return {
-        "action": "approve",
-        "strategy": plan.strategy,
-        "sub_questions": [
-            sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id"})
-            for sq in plan.sub_questions
-        ],
-    }
 
 
 def proposed_children(proposal: Plan) -> list[dict[str, Any]]:

@@ -69,6 +69,13 @@ class ResearchForm:
     fetch_private_addresses: bool | None = None
 
 
+def searxng_problem(search_backends: Sequence[str], searxng_url: str | None) -> str | None:
+    """The form's error when SearXNG is chosen without a URL to reach it (the saved settings'), else None."""
+    if "searxng" in search_backends and not searxng_url:
+        return "SearXNG needs its URL: set it on the Settings page, or choose another backend."
+    return None
+
+
 def reading_settings(settings: AppSettings) -> dict[str, Any]:
     """The saved reading settings every research form passes on: SearXNG address, page reading, private addresses."""
     return {

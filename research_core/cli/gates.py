@@ -1,80 +1,101 @@
-"""A run's open gate on the terminal, and the answer to it read from an `--answer FILE.json`."""
+"""A run's open gate on the terminal, and the typed answer to it read from `--answer` (a word, JSON or a FILE.json)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
+from research_core.cli.config import read_json
+from research_core.cli.errors import CliError
 from research_core.cli.output import resume_command
+from research_core.configuration import RunConfig
+from research_core.gates import (
+    DrillDownPayload,
+    GateAnswer,
+    GatePayload,
+    ReviewPayload,
+    RevisionPayload,
+    StepPayload,
+    parse_answer,
+    read_payload,
+)
+from research_core.planning.plan import PlanError
 from research_core.runs.runner import Runner
 from research_core.runs.snapshot import RunSnapshot
 
 
 def print_gate(runner: Runner, snap: RunSnapshot) -> None:
     """Print the run's open gate (plan review, step, drill-down, revision) and the commands that answer it."""
-    pending = snap.pending or {}
-    kind = pending.get("kind")
-    if kind == "review":
-        print(f"Plan for: {pending['question']}  (strategy: {pending['strategy']})")
-        est = pending.get("estimated_iterations", {})
-        unfunded = set(pending.get("unfunded") or [])
-        for sq in pending["sub_questions"]:
-            indent = "  " * (sq.get("depth") or 0)
-            budget = "unfunded" if sq["id"] in unfunded else f"{est.get(sq['id'], '?')} it."
-            print(f"  {indent}{sq['id']}  [{sq['priority']:.2f}]  {sq['question_text']}  ({budget})")
-        low, high = pending.get("estimated_cost_usd", [0, 0])
-        print(f"Estimated cost: ${low:.4f} - ${high:.4f}")
-        if pending.get("budget_note"):
-            print(f"Budget: {pending['budget_note']}")
-        _print_refusal(pending)
-        print(f"\nRun {snap.run_id} is waiting for review. Continue with:")
-        print(f"  {resume_command(runner, snap.run_id, 'approve')}")
-        print(f"  {resume_command(runner, snap.run_id, 'edited_plan.json')}")
-        print(f"  {resume_command(runner, snap.run_id, 'cancel')}")
-    elif kind == "step":
-        for c in pending.get("completed", []):
-            print(f"Completed {c['id']}: {c['question_text']}  (confidence {c.get('confidence')})")
-        for p in pending.get("pending", []):
-            print(f"  pending {p['id']} [{p['priority']:.2f}] {p['question_text']}")
-        _print_refusal(pending)
-        print(f"\nRun {snap.run_id} paused after a branch. Continue with:")
-        print(f"  {resume_command(runner, snap.run_id, 'continue|stop|edits.json')}")
-    elif kind == "drill_down":
-        _print_drill_gate(runner, snap, pending)
-    elif kind == "revision":
-        _print_revision_gate(runner, snap, pending)
+    payload = read_payload(snap.pending)
+    if isinstance(payload, ReviewPayload):
+        _print_review_gate(runner, snap, payload)
+    elif isinstance(payload, StepPayload):
+        _print_step_gate(runner, snap, payload)
+    elif isinstance(payload, DrillDownPayload):
+        _print_drill_gate(runner, snap, payload)
+    elif isinstance(payload, RevisionPayload):
+        _print_revision_gate(runner, snap, payload)
 
 
-def _print_refusal(pending: dict[str, Any]) -> None:
-    if pending.get("error"):
-        print(f"Refused: {pending['error']}", file=sys.stderr)
+def _print_review_gate(runner: Runner, snap: RunSnapshot, payload: ReviewPayload) -> None:
+    print(f"Plan for: {payload.question}  (strategy: {payload.strategy})")
+    est = payload.estimated_iterations
+    unfunded = set(payload.unfunded)
+    for sq in payload.sub_questions:
+        indent = "  " * (sq.get("depth") or 0)
+        budget = "unfunded" if sq["id"] in unfunded else f"{est.get(sq['id'], '?')} it."
+        print(f"  {indent}{sq['id']}  [{sq['priority']:.2f}]  {sq['question_text']}  ({budget})")
+    low, high = payload.estimated_cost_usd
+    print(f"Estimated cost: ${low:.4f} - ${high:.4f}")
+    if payload.budget_note:
+        print(f"Budget: {payload.budget_note}")
+    _print_refusal(payload)
+    print(f"\nRun {snap.run_id} is waiting for review. Continue with:")
+    print(f"  {resume_command(runner, snap.run_id, 'approve')}")
+    print(f"  {resume_command(runner, snap.run_id, 'edited_plan.json')}")
+    print(f"  {resume_command(runner, snap.run_id, 'cancel')}")
 
 
-def _print_drill_gate(runner: Runner, snap: RunSnapshot, pending: dict[str, Any]) -> None:
-    branch = pending.get("branch") or {}
+def _print_step_gate(runner: Runner, snap: RunSnapshot, payload: StepPayload) -> None:
+    for c in payload.completed:
+        print(f"Completed {c['id']}: {c['question_text']}  (confidence {c.get('confidence')})")
+    for p in payload.pending:
+        print(f"  pending {p['id']} [{p['priority']:.2f}] {p['question_text']}")
+    _print_refusal(payload)
+    print(f"\nRun {snap.run_id} paused after a branch. Continue with:")
+    print(f"  {resume_command(runner, snap.run_id, 'continue|stop|edits.json')}")
+
+
+def _print_refusal(payload: GatePayload) -> None:
+    if payload.error:
+        print(f"Refused: {payload.error}", file=sys.stderr)
+
+
+def _print_drill_gate(runner: Runner, snap: RunSnapshot, payload: DrillDownPayload) -> None:
+    branch = payload.branch
     print(f"Go deeper into {branch.get('id')}: {branch.get('question_text')}  [{_priority(branch.get('priority'))}]")
     print(f"  Depth of its findings: {branch.get('depth_assessment') or 'not assessed'}")
-    if pending.get("reasoning"):
-        print(f"  Why: {pending['reasoning']}")
+    if payload.reasoning:
+        print(f"  Why: {payload.reasoning}")
     print("  Proposed sub-questions:")
-    for n, child in enumerate(pending.get("proposals") or [], start=1):
+    proposals = [p for p in payload.proposals if isinstance(p, dict)]
+    for n, child in enumerate(proposals, start=1):
         print(f"    {n}. [{_priority(child.get('priority'))}] {child.get('question_text')}")
         if child.get("rationale"):
             print(f"       {child['rationale']}")
-    children = [
-        {"question_text": c.get("question_text"), "priority": c.get("priority")} for c in pending.get("proposals") or []
-    ]
+    children = [{"question_text": c.get("question_text"), "priority": c.get("priority")} for c in proposals]
     print(f"As JSON, to edit for --answer FILE.json: {json.dumps(children, ensure_ascii=False)}")
-    _print_refusal(pending)
+    _print_refusal(payload)
     print(f"\nRun {snap.run_id} is waiting for a drill-down decision. Continue with:")
     print(f"  {resume_command(runner, snap.run_id, 'approve')}")
     print(f"  {resume_command(runner, snap.run_id, 'reject')}")
     print(f"  {resume_command(runner, snap.run_id, 'children.json')}   (a JSON list of {{question_text, priority}})")
 
 
-def _print_revision_gate(runner: Runner, snap: RunSnapshot, pending: dict[str, Any]) -> None:
-    changes = pending.get("changes") or {}
+def _print_revision_gate(runner: Runner, snap: RunSnapshot, payload: RevisionPayload) -> None:
+    changes = payload.changes
     texts = {b["id"]: b.get("question_text", "") for b in snap.branches}
     print("Proposed change to the pending part of the plan:")
     for item in changes.get("add", []):
@@ -88,7 +109,7 @@ def _print_revision_gate(runner: Runner, snap: RunSnapshot, pending: dict[str, A
     if changes.get("reasoning"):
         print(f"Reason: {changes['reasoning']}")
     print(f"As JSON, to edit for --answer FILE.json: {_revision_as_json(changes)}")
-    _print_refusal(pending)
+    _print_refusal(payload)
     print(f"\nRun {snap.run_id} is waiting for a decision on the plan revision. Continue with:")
     print(f"  {resume_command(runner, snap.run_id, 'accept')}")
     print(f"  {resume_command(runner, snap.run_id, 'reject')}")
@@ -97,9 +118,9 @@ def _print_revision_gate(runner: Runner, snap: RunSnapshot, pending: dict[str, A
     )
 
 
-def _revision_changes(changes: dict[str, Any], pending: dict[str, Any]) -> dict[str, Any]:
+def _revision_changes(changes: dict[str, Any], payload: GatePayload | None) -> dict[str, Any]:
     """Match the questions to add (text or object) to the proposed ones, which the engine compares exactly."""
-    proposed = (pending.get("changes") or {}).get("add", [])
+    proposed = payload.changes.get("add", []) if isinstance(payload, RevisionPayload) else []
     by_text = {" ".join(str(a.get("question_text", "")).split()).lower(): a for a in proposed if isinstance(a, dict)}
     add = []
     for item in changes.get("add", []) or []:
@@ -126,27 +147,66 @@ def _priority(value: Any) -> str:
         return "?"
 
 
-def answer_from_file(data: Any, pending: dict[str, Any]) -> Any:
-    """Turn the content of an --answer FILE.json into the answer object of the open gate.
+# The field of each gate's typed answer (`gates --schema`) and the action it stands for when none is given.
+TYPED_FIELDS = {"review": ("plan", "approve"), "step": ("updates", "continue"), "revision": ("changes", "accept")}
 
-    A file holding a full answer (with "action") is passed as is; otherwise the shape of the
-    content and the open gate decide: an edited plan approves the plan, a list of edits
-    continues a step gate, a list of children approves a drill-down, changes accept a revision
-    (questions to add may be given by their text alone).
+
+def answer_from_file(data: Any, payload: GatePayload | None) -> Any:
+    """Turn JSON given to --answer (a FILE.json's content, or inline) into the answer object of the open gate.
+
+    A full answer (with "action") is passed as is, and so is a typed answer without its action
+    (its plan, updates or changes); otherwise the shape of the content and the open gate decide: an
+    edited plan approves the plan, a list of edits continues a step gate, a list of children
+    approves a drill-down, changes accept a revision (questions to add may be given by their text alone).
     """
-    kind = pending.get("kind")
+    kind = payload.kind if payload is not None else None
+    field, action = TYPED_FIELDS.get(kind or "", ("", ""))
+    if isinstance(data, dict) and "action" not in data and field in data:
+        data = {"action": action, **data}
     if isinstance(data, dict) and "action" in data:
         if kind == "revision" and isinstance(data.get("changes"), dict):
-            return {**data, "changes": _revision_changes(data["changes"], pending)}
+            return {**data, "changes": _revision_changes(data["changes"], payload)}
         return data
     if kind == "drill_down" or (kind is None and isinstance(data, dict) and "children" in data):
         children = data.get("children") if isinstance(data, dict) else data
         return {"action": "approve", "children": children}
     if kind == "revision" or (kind is None and isinstance(data, dict) and {"add", "drop", "reprioritize"} & set(data)):
-        return {"action": "accept", "changes": _revision_changes(data, pending) if isinstance(data, dict) else data}
+        return {"action": "accept", "changes": _revision_changes(data, payload) if isinstance(data, dict) else data}
     if kind == "step" or (kind is None and isinstance(data, dict) and "edits" in data):
         edits = data.get("edits") if isinstance(data, dict) else data
         return {"action": "continue", "edits": edits}
     if isinstance(data, dict) and "sub_questions" in data:
         return {"action": "approve", **data}
     return data
+
+
+def _answer_content(text: str, payload: GatePayload | None) -> Any:
+    """What `--answer` holds: inline JSON (starting with { or [), a FILE.json's content, or the text itself."""
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise CliError(f"--answer: not valid JSON ({exc.msg} at column {exc.colno})") from None
+        return answer_from_file(data, payload)
+    if Path(text).suffix.lower() == ".json":
+        return answer_from_file(read_json(Path(text)), payload)
+    return text
+
+
+def read_answer(text: str, snap: RunSnapshot) -> GateAnswer | Any:
+    """The typed answer to the run's open gate from `--answer TEXT` (a word, inline JSON or a FILE.json).
+
+    The gate's own parser checks it before anything is sent: a refused answer is a CliError (one
+    line, exit code 2) and the gate stays open. Without an open gate the text is passed on as it is
+    (resuming ignores it).
+    """
+    payload = read_payload(snap.pending)
+    content = _answer_content(text, payload)
+    if payload is None:
+        return content
+    branches = {b["id"]: b for b in snap.branches if "id" in b}
+    try:
+        return parse_answer(payload, content, branches=branches, config=RunConfig(**snap.config))
+    except PlanError as exc:
+        raise CliError(f"Refused: {exc} The run still waits for an answer.") from None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pydantic import ValidationError
 
 from research_core.cli.commands.compare import compare
+from research_core.cli.commands.gates import gates
 from research_core.cli.commands.library import library
 from research_core.cli.commands.research import decompose, rerun, resume, run
 from research_core.cli.commands.runs import delete, export, list_runs, show
@@ -54,6 +55,8 @@ def run_command(args: argparse.Namespace) -> int:
     problem = check_numbers(args, NUMBER_OPTIONS)
     if problem:
         raise CliError(problem)
+    if args.command == "gates":  # reads no database and needs no LLM
+        return gates(args)
     check_files(args)
     if args.command == "library":
         return library(args)
@@ -77,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="arbor: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING, format="arbor: %(message)s"
+    )
     try:
         return run_command(args)
     except (CliError, RunError) as exc:

@@ -12,6 +12,7 @@ from typing import Any
 
 from research_core.cli.options import NumberOption, OneLineParser, field_option
 from research_core.configuration import TEMPLATES, LLMSettings, RunConfig
+from research_core.gates import GATE_KINDS
 from research_core.search.registry import known_backends
 
 ANSWER_HELP = (
@@ -19,7 +20,9 @@ ANSWER_HELP = (
     "decompose or the gate). Step gate: continue | stop | EDITS.json (a list of {id, question_text?, priority?, "
     "skip?}). Drill-down: approve | reject | CHILDREN.json (a list of {question_text, priority}). Plan "
     "revision: accept | reject | CHANGES.json (the part of {add, drop, reprioritize} to keep). Any FILE.json "
-    'may also hold the full answer object, e.g. {"action": "approve", ...}'
+    'may also hold the full answer object, e.g. {"action": "approve", ...}, and JSON may be given inline '
+    "instead of a file; `gates --schema` prints each gate's answer object. The gate checks the answer first: a "
+    "refused one is one line and exit code 2, and the gate stays open"
 )
 
 
@@ -71,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_research_commands(sub)
     _add_record_commands(sub)
     _add_library_commands(sub)
+    _add_gates_command(sub)
     return parser
 
 
@@ -171,3 +175,15 @@ def _add_library_commands(sub: Any) -> None:
     p = lib_sub.add_parser("remove", help="remove a document by id")
     p.add_argument("doc_id")
     add_common_options(p)
+
+
+def _add_gates_command(sub: Any) -> None:
+    """gates: what each gate accepts as an answer (no database, no LLM)."""
+    p = sub.add_parser(
+        "gates",
+        help="list what each gate accepts as an answer, or print its JSON schema",
+        description="The answers of the plan review, step, revision and drill-down gates. With --schema, the JSON "
+        "schema of a gate's typed answer, which resume --answer also takes (inline or as a FILE.json).",
+    )
+    p.add_argument("kind", nargs="?", choices=GATE_KINDS, default=None, help="one gate (default: all four)")
+    p.add_argument("--schema", action="store_true", help="print the JSON schema of the typed answer")

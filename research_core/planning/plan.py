@@ -109,7 +109,12 @@ def plan_from_decomposition(question: str, output: DecompositionOutput, config: 
 
 
 def as_priority(value: Any, where: str) -> float:
-    """A priority as a float from 0 to 1; anything else (a bool, text, NaN) is a PlanError naming `where`."""
+    """A priority as a float from 0 to 1; anything else (a bool, text, NaN) is a PlanError naming `where`.
+
+    None (an emptied cell in an editor's table) is refused as an empty priority.
+    """
+    if value is None:
+        raise PlanError(f"{where}: the priority is empty; enter a number from 0 to 1.")
     if isinstance(value, bool):
         raise PlanError(f"{where}: priority must be a number from 0 to 1, not {value!r}.")
     try:

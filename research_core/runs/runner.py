@@ -21,6 +21,7 @@ from langgraph.types import Command
 
 from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
 from research_core.db import default_db_path, open_checkpointer
+from research_core.gates import GateAnswer, plain_answer
 from research_core.graph import build_graph
 from research_core.llm.client import LLMClient
 from research_core.planning.decompose import propose_plan
@@ -192,8 +193,12 @@ class Runner:
         record = self._record(run_id)
         return {"run_id": run_id, "question": record.question, "config": record.config, "initial_plan": record.plan}
 
-    def resume(self, run_id: str, answer: Any = None) -> RunSnapshot:
-        """Continue a run: answer its open gate, or pick up after a crash or failure."""
+    def resume(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> RunSnapshot:
+        """Continue a run: answer its open gate, or pick up after a crash or failure.
+
+        `answer` is the gate's typed answer (`research_core.gates`), or a plain string or dict as
+        older callers send; a typed answer goes into the checkpoint as plain JSON.
+        """
         return self._resume(run_id, answer, claimed=False)
 
     def _resume(self, run_id: str, answer: Any, *, claimed: bool) -> RunSnapshot:
@@ -205,7 +210,7 @@ class Runner:
         if state.interrupts:
             if answer is None:
                 return self.snapshot(run_id)
-            return self._drive(run_id, Command(resume=answer), claimed=claimed)
+            return self._drive(run_id, Command(resume=plain_answer(answer)), claimed=claimed)
         if not state.next and record.status in (*FINISHED, "cancelled"):
             return self.snapshot(run_id)
         return self._drive(run_id, None, claimed=claimed)
@@ -312,8 +317,8 @@ class Runner:
         self._runs.spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id), claimed=True))
         return run_id
 
-    def resume_background(self, run_id: str, answer: Any = None) -> None:
-        """Resume a run on a background thread."""
+    def resume_background(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> None:
+        """Resume a run on a background thread (answering its open gate with `answer`, as `resume` does)."""
         self._record(run_id)
         self._runs.spawn(run_id, lambda: self._resume(run_id, answer, claimed=True))
 

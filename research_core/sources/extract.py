@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Literal
 
+from research_core.errors import ArborError
 from research_core.search.library import LibraryError, html_to_text, normalize_text, parse_document
 from research_core.sources.fetch import FetchedPage
 
@@ -24,13 +25,12 @@ MIN_TEXT_CHARS = 80
 ExtractReason = Literal["empty", "unreadable"]
 
 
-class ExtractError(Exception):
+class ExtractError(ArborError):
     """A page has no readable text. `user_message` says why; `reason` is empty or unreadable."""
 
     def __init__(self, reason: ExtractReason, user_message: str):
         super().__init__(user_message)
         self.reason: ExtractReason = reason
-        self.user_message = user_message
 
 
 @dataclass(frozen=True)

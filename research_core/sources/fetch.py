@@ -28,6 +28,8 @@ from urllib.parse import urljoin
 
 import httpx
 
+from research_core.errors import ArborError
+
 MAX_PAGE_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 3
 CONNECT_TIMEOUT_S = 5.0
@@ -58,7 +60,7 @@ FetchReason = Literal[
 Resolver = Callable[[str, int], list[str]]
 
 
-class FetchError(Exception):
+class FetchError(ArborError):
     """A page could not be fetched. `user_message` says why in a few words; `reason` is its category.
 
     `permanent` failures (a 404, a refused type, an oversized page) would fail again if retried,
@@ -68,7 +70,6 @@ class FetchError(Exception):
     def __init__(self, reason: FetchReason, user_message: str, *, permanent: bool = False):
         super().__init__(user_message)
         self.reason: FetchReason = reason
-        self.user_message = user_message
         self.permanent = permanent
 
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Any
 
 from research_core.cli.config import read_json, use_run_llm, warn_ignored_on_resume
-from research_core.cli.gates import answer_from_file
+from research_core.cli.gates import read_answer
 from research_core.cli.output import report_progress, resume_command, write_file
 from research_core.cli.preflight import check_plan
 from research_core.cli.results import print_outcome
@@ -52,17 +50,15 @@ def run(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> i
 
 
 def resume(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
-    """Continue a run with the LLM it started with: answer its open gate, or pick up after a stop."""
+    """Continue a run with the LLM it started with: answer its open gate, or pick up after a stop.
+
+    The answer is read and checked by the gate's own parser before the run moves: a refused one is
+    one line and exit code 2, with the gate still open.
+    """
     snap = runner.snapshot(args.run_id)
+    answer = read_answer(args.answer, snap) if args.answer is not None else None
     use_run_llm(runner, args, args.run_id)
     warn_ignored_on_resume(args)
-    answer: Any = None
-    if args.answer is not None:
-        candidate = Path(args.answer)
-        if candidate.suffix.lower() == ".json":
-            answer = answer_from_file(read_json(candidate), snap.pending or {})
-        else:
-            answer = args.answer
     args.resume_hint = resume_command(runner, args.run_id)
     snap = runner.resume(args.run_id, answer)
     return print_outcome(runner, snap, args.out, args.json)
