@@ -1,206 +1,32 @@
-"""The gates' protocol: what each `interrupt()` shows (payload) and what the user may answer.
-
-A run pauses at four gates: plan review (`planning/review.py`), and the step, revision and
-drill-down gates (`coordination/gates.py`). Each has one payload model, whose `model_dump()`
-is the exact dict the graph hands to `interrupt()` (and that the UI, the CLI and stored
-checkpoints read back with `read_payload`), and one typed answer, discriminated by `action` where
-the answer has variants.
-
-The pages and the CLI build typed answers; the Runner sends them as `model_dump(mode="json")`, so
-checkpoints hold plain JSON. One parse function per gate reads what arrives, whether a typed
-answer, its dump, or the plain strings and dicts older callers send (`resume --answer continue`, an
-`--answer FILE.json`), and returns the typed answer, or raises `PlanError` with the message the gate
-shows the user as its `error`. The pages and the CLI run the same parser before they send, so a
-refused answer is said where it was typed.
-"""
+"""One parser per gate: what arrives (a typed answer, its dump, or an older caller's string or dict)
+becomes the gate's typed answer, or a `PlanError` with the message the gate shows."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, get_args
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel
 
 from research_core.configuration import RunConfig
+from research_core.gates.answers import (
+    DrillApprove,
+    DrillReject,
+    GateAnswer,
+    ReviewApprove,
+    ReviewCancel,
+    RevisionAccept,
+    RevisionReject,
+    StepAnswer,
+)
+from research_core.gates.payloads import (
+    GatePayload,
+    ReviewPayload,
+    RevisionPayload,
+    StepPayload,
+)
 from research_core.output.sanitize import strip_control_chars
 from research_core.planning.plan import PlanError, as_priority, validate_plan
-from research_core.schemas import Plan
-
-GateKind = Literal["review", "step", "revision", "drill_down"]
-GATE_KINDS: tuple[str, ...] = get_args(GateKind)
-
-
-# ---- answers --------------------------------------------------------------------------------------
-
-
-class ReviewApprove(BaseModel):
-    """Approve the plan; `plan` is the user's edited plan, or None to keep the proposed one."""
-
-    action: Literal["approve"] = "approve"
-    plan: Plan | None = Field(
-        default=None,
-        description="The edited plan (its sub-questions' id, question_text, priority, rationale and parent_id "
-        "are read, and checked against the run's limits), or null to research the proposed plan.",
-    )
-
-
-class ReviewCancel(BaseModel):
-    """Cancel the run at plan review."""
-
-    action: Literal["cancel"] = "cancel"
-
-
-ReviewAnswer = Annotated[ReviewApprove | ReviewCancel, Field(discriminator="action")]
-
-
-class StepAnswer(BaseModel):
-    """Continue or stop after a branch; `updates` are the fields to change on pending branches, by id.
-
-    Edits apply with either action (a user may skip a branch and stop in the same answer).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    action: Literal["continue", "stop"] = "continue"
-    updates: dict[str, dict[str, Any]] = Field(
-        default_factory=dict,
-        description="By pending branch id, the fields to change: question_text (not blank), priority (0 to 1), "
-        "and status 'skipped' to skip the branch (its stop_reason is set by the gate).",
-    )
-
-
-class RevisionAccept(BaseModel):
-    """Accept the proposed revision, or the part of it in `changes` (add, drop, reprioritize)."""
-
-    action: Literal["accept"] = "accept"
-    changes: dict[str, Any] = Field(
-        description="The part of the proposal to apply: add (proposed questions), drop (branch ids) and "
-        "reprioritize ({branch id: priority}); anything not proposed is left out."
-    )
-
-
-class RevisionReject(BaseModel):
-    """Reject the proposed revision."""
-
-    action: Literal["reject"] = "reject"
-
-
-RevisionAnswer = Annotated[RevisionAccept | RevisionReject, Field(discriminator="action")]
-
-
-class DrillApprove(BaseModel):
-    """Approve the drill-down with these children (the proposals, or the user's edit of them)."""
-
-    action: Literal["approve"] = "approve"
-    children: list[dict[str, Any]] = Field(
-        description="The child questions to research: a non-empty list of {question_text (not blank), "
-        "priority (0 to 1, default 0.5), rationale?}."
-    )
-
-
-class DrillReject(BaseModel):
-    """Reject the drill-down: no children are created."""
-
-    action: Literal["reject"] = "reject"
-
-
-DrillAnswer = Annotated[DrillApprove | DrillReject, Field(discriminator="action")]
-
-GateAnswer = ReviewApprove | ReviewCancel | StepAnswer | RevisionAccept | RevisionReject | DrillApprove | DrillReject
-# The typed answer of each gate, by the `kind` of its payload.
-ANSWER_TYPES: dict[str, Any] = {
-    "review": ReviewAnswer,
-    "step": StepAnswer,
-    "revision": RevisionAnswer,
-    "drill_down": DrillAnswer,
-}
-
-
-def answer_schema(kind: str) -> dict[str, Any]:
-    """The JSON schema of the typed answer of the gate `kind` (review, step, revision, drill_down)."""
-    return TypeAdapter(ANSWER_TYPES[kind]).json_schema()
-
-
-def answers_help(models: tuple[type[BaseModel], ...], example: str) -> str:
-    """A payload's `answers` line: each answer model's action as a word, then `example` (the object form)."""
-    words = [word for model in models for word in get_args(model.model_fields["action"].annotation)]
-    return " | ".join([*words, example])
-
-
-REVIEW_ANSWERS = answers_help(
-    (ReviewApprove, ReviewCancel), "{'action': 'approve', 'sub_questions': [...edited plan...]}"
-)
-STEP_ANSWERS = answers_help(
-    (StepAnswer,), "{'action': 'continue', 'edits': [{'id', 'question_text', 'priority', 'skip'}]}"
-)
-REVISION_ANSWERS = answers_help((RevisionAccept, RevisionReject), "{'action': 'accept', 'changes': {...}}")
-DRILL_ANSWERS = answers_help(
-    (DrillApprove, DrillReject), "{'action': 'approve', 'children': [{question_text, priority}]}"
-)
-
-
-# ---- payloads -------------------------------------------------------------------------------------
-
-
-class ReviewPayload(BaseModel):
-    """The plan review gate: the plan, the iterations each branch is funded with and the cost range."""
-
-    kind: Literal["review"] = "review"
-    question: str
-    strategy: str
-    sub_questions: list[dict[str, Any]] = Field(description="Each sub-question's id, text, priority, rationale, …")
-    estimated_iterations: dict[str, int] = Field(description="Funded research iterations per branch id.")
-    estimated_cost_usd: list[float] = Field(description="[low, high] estimated cost of the run in USD.")
-    # Runs paused before unfunded branches were reported have none.
-    unfunded: list[str] = Field(default_factory=list, description="Branch ids the iteration ceiling cannot fund.")
-    budget_note: str | None = None
-    error: str | None = Field(default=None, description="Why the last answer was refused, if it was.")
-    answers: str = REVIEW_ANSWERS
-
-
-class StepPayload(BaseModel):
-    """The step gate (step mode): the branches just completed and the ones still pending."""
-
-    kind: Literal["step"] = "step"
-    question: str
-    completed: list[dict[str, Any]] = Field(description="id, question_text, synthesis, confidence, iteration_count.")
-    pending: list[dict[str, Any]] = Field(description="id, question_text, priority, status, parent_id.")
-    error: str | None = None
-    answers: str = STEP_ANSWERS
-
-
-class RevisionPayload(BaseModel):
-    """The revision gate (step mode): the reviser's proposed change to the pending part of the plan."""
-
-    kind: Literal["revision"] = "revision"
-    question: str
-    changes: dict[str, Any] = Field(description="The proposal: add, drop, reprioritize (and reasoning).")
-    error: str | None = None
-    answers: str = REVISION_ANSWERS
-
-
-class DrillDownPayload(BaseModel):
-    """The drill-down gate (step mode): a branch proposes narrower child questions."""
-
-    kind: Literal["drill_down"] = "drill_down"
-    question: str
-    branch: dict[str, Any] = Field(description="id, question_text, depth_assessment, priority of the branch.")
-    reasoning: str = ""
-    proposals: list[Any] = Field(description="The proposed children: {question_text, priority, rationale}.")
-    error: str | None = None
-    answers: str = DRILL_ANSWERS
-
-
-GatePayload = ReviewPayload | StepPayload | RevisionPayload | DrillDownPayload
-_PAYLOAD = TypeAdapter(Annotated[GatePayload, Field(discriminator="kind")])
-
-
-def read_payload(pending: Mapping[str, Any] | None) -> GatePayload | None:
-    """The open gate's payload (a snapshot's `pending`) as its model; None when no gate of a known kind is open."""
-    if not pending or pending.get("kind") not in GATE_KINDS:
-        return None
-    return _PAYLOAD.validate_python(dict(pending))
-
 
 # ---- typed answers on the wire ----------------------------------------------------------------------
 
