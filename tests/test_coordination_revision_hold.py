@@ -11,7 +11,11 @@ BRANCHES = {"sq1": {"id": "sq1", "status": "completed"}, "sq2": {"id": "sq2", "s
 
 
 def due(newly: list[str], *, exhausted: bool = False, stop: bool = False, branches: Any = None, **setup: Any) -> bool:
-    state = {"mode": setup.pop("mode", "hierarchical"), "revisions_done": setup.pop("revisions_done", 0)}
+    state = {
+        "mode": setup.pop("mode", "hierarchical"),
+        "revisions_done": setup.pop("revisions_done", 0),
+        "question": setup.pop("question", ""),
+    }
     p = make_pass({b: dict(v) for b, v in (branches or BRANCHES).items()}, stop=stop, **setup)
     return revision_due(state, p, newly, exhausted)  # type: ignore[arg-type]
 
@@ -31,10 +35,26 @@ def test_no_revision_once_stopped_capped_or_out_of_revisions() -> None:
 
 
 def test_a_revision_needs_a_pending_branch_or_room_for_more() -> None:
-    done = {"sq1": {"id": "sq1", "status": "completed"}, "sq2": {"id": "sq2", "status": "completed"}}
-    assert not due(["sq1"], branches=done, max_total_sub_questions=2)
-    assert due(["sq1"], branches=done, max_total_sub_questions=3)
+    question = "What isolation levels does PostgreSQL offer, and how does SQLite lock its database file?"
+    done = {
+        "sq1": {"id": "sq1", "status": "completed", "question_text": "What isolation levels does PostgreSQL offer?"},
+        "sq2": {"id": "sq2", "status": "completed", "question_text": "How is PostgreSQL configured?"},
+    }
+    assert not due(["sq1"], branches=done, max_total_sub_questions=2, question=question)
+    assert due(["sq1"], branches=done, max_total_sub_questions=3, question=question)  # SQLite locking: no branch
     assert due(["sq1"], max_total_sub_questions=2)  # sq2 is still pending
+
+
+def test_no_revision_in_auto_mode_once_nothing_is_pending_and_every_part_has_a_branch() -> None:
+    """With nothing pending an auto-mode reviser can only add branches; when every clause of the
+    question has a branch, the call could change nothing, so it is not made."""
+    question = "What isolation levels does PostgreSQL offer, and how does SQLite lock its database file?"
+    done = {
+        "sq1": {"id": "sq1", "status": "completed", "question_text": "What isolation levels does PostgreSQL offer?"},
+        "sq2": {"id": "sq2", "status": "completed", "question_text": "How does SQLite lock its database file?"},
+    }
+    assert not due(["sq2"], branches=done, max_total_sub_questions=8, question=question)
+    assert due(["sq2"], branches=done, max_total_sub_questions=8, question=question, step_mode=True)
 
 
 def test_outside_hierarchical_mode_nothing_is_held_for_a_revision() -> None:

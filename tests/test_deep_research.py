@@ -205,8 +205,17 @@ def test_a_branch_still_researching_is_not_held_back_by_the_others_finishing(tmp
         # one weak finding per iteration: the first branch needs three iterations, the others one
         return json.dumps({"findings": [{"text": "A weak hint.", "confidence": 0.5, "sources": [1]}], "reasoning": ""})
 
+    # the plan leaves the question's last clause (licences) without a branch, so the reviser has work
+    question = f"{QUESTION}, and how do their licences differ?"
+    plan = [
+        {"question": f"What are the core facts about {QUESTION}?", "priority": 1.0, "rationale": "Foundation."},
+        {"question": f"What evidence compares the options in {QUESTION}?", "priority": 0.8, "rationale": "Core."},
+        {"question": f"What do practitioners recommend for {QUESTION}?", "priority": 0.6, "rationale": "Use."},
+    ]
+    decomposition = json.dumps({"strategy": "multi-faceted", "reasoning": "scripted", "sub_questions": plan})
     scripted = ScriptedLLM(
         script={
+            "decompose": [decomposition],
             "plan_queries": record("plan_queries", None),
             "extract_findings": slow_branch_extraction,
             "revise_plan": record("revise_plan", None),
@@ -216,7 +225,7 @@ def test_a_branch_still_researching_is_not_held_back_by_the_others_finishing(tmp
     )
     with serve(scripted) as (url, _):
         runner = make_runner(tmp_path, url)
-        snap = runner.start(QUESTION, config(auto_approve=True, parallel=3, max_depth=1))
+        snap = runner.start(question, config(auto_approve=True, parallel=3, max_depth=1))
     assert snap.status == "completed", snap.error
     core = [t for task, sq, t in received if task == "plan_queries" and "core facts" in sq]
     assert len(core) >= 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from research_core.coordination.pass_state import CoordinationPass
 from research_core.coordination.tasks import revise_task
+from research_core.research.part_coverage import uncovered_parts
 from research_core.state import ResearchState
 
 
@@ -11,8 +12,16 @@ def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: lis
     """Whether the reviser is asked now.
 
     After branches complete, in hierarchical mode with the adaptive plan on, not stopped, under
-    the cost cap and `max_revisions`, with a branch pending or room for more.
+    the cost cap and `max_revisions`, with a branch pending or room for more. In auto mode a
+    reviser may only add branches once none is pending, so then it is asked only while a part of
+    the question has no branch of its own (`parts_without_branch`): a call that can change
+    nothing costs a small local model half a minute.
     """
+    # pending before this pass: the branches the scheduler is about to start count as pending
+    before = state.get("branches") or {}
+    pending = any(v.get("status") == "pending" for v in [*p.branches.values(), *before.values()])
+    if not pending and not p.config.step_mode and not parts_without_branch(state.get("question", ""), p.branches):
+        return False
     return bool(
         newly_completed
         and p.config.adaptive_plan
@@ -25,6 +34,12 @@ def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: lis
             or len(p.branches) < p.config.max_total_sub_questions
         )
     )
+
+
+def parts_without_branch(question: str, branches: dict[str, dict]) -> list[str]:
+    """The clauses of the question that no branch asks about (each branch counts for one clause)."""
+    live = [b.get("question_text", "") for b in branches.values() if b.get("status") not in ("skipped", "failed")]
+    return uncovered_parts(question, live)
 
 
 def hold_for_revision(
