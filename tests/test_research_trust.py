@@ -223,3 +223,26 @@ def test_one_finding_that_names_every_part_answers_only_one_of_them():
     assert len(uncovered_parts(question, found)) == 1
     found += ["The sqlite3 module's isolation_level setting controls when transactions begin."]
     assert uncovered_parts(question, found) == []
+
+
+def test_a_comparison_is_not_done_while_one_of_its_options_has_no_finding():
+    question = "Compare how PostgreSQL and SQLite handle concurrent writes and locking."
+    only_sqlite = ["SQLite allows one writer at a time.", "In WAL mode SQLite readers do not block the writer."]
+    assert uncovered_parts(question, only_sqlite) == ["PostgreSQL"]
+    decision = branch_stop_decision(1, 6, 1, [0.9, 0.9], distinct_sources=2, uncovered=["PostgreSQL"])
+    assert not decision.stop and "PostgreSQL" in decision.reason
+    assert uncovered_parts(question, [*only_sqlite, "PostgreSQL uses MVCC, so writers lock only rows."]) == []
+
+
+def test_the_head_that_frames_a_question_is_not_a_part_of_its_own():
+    question = (
+        "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, "
+        "how are queries written, and how are results ranked?"
+    )
+    answered = [
+        "PostgreSQL documents are indexed as tsvector values.",
+        "Queries are written with to_tsquery or MATCH.",
+        "Results are ranked with ts_rank or bm25.",
+    ]
+    assert uncovered_parts(question, answered) == []
+    assert uncovered_parts(question, answered[:2]) == ["how are results ranked"]

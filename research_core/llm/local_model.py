@@ -48,8 +48,6 @@ logger = logging.getLogger(__name__)
 Progress = Callable[[str], None]
 
 MODEL_FILENAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
-# RAM for the server's prompt cache: about 25 prompts of 1,500 tokens (28 KB of KV cache per token).
-PROMPT_CACHE_BYTES = 1 << 30
 MODEL_SIZE = 1_117_320_768
 MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 MODEL_ALIAS = LOCAL_MODEL_NAME
@@ -506,17 +504,10 @@ class LocalModelServer:
             "--interrupt_requests",
             "false",
             # Do not pin the 1.1 GB model in RAM (fails with a warning for non-root users anyway).
+            # No `--cache true`: llama-cpp-python's RAM prompt cache grew past 14 GB in a
+            # benchmark run despite a 1 GiB `--cache_size`, and the OOM killer ended the server.
             "--use_mlock",
             "false",
-            # Keep the evaluated prompts in RAM and start each new prompt from the longest one it
-            # begins with: every call of a task shares its system prompt, and reading a prompt
-            # costs more than writing the answer on a CPU (2-2.5x faster for a repeated prefix).
-            "--cache",
-            "true",
-            "--cache_type",
-            "ram",
-            "--cache_size",
-            str(PROMPT_CACHE_BYTES),
         ]
 
     def start(self) -> str:

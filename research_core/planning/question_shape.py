@@ -262,6 +262,13 @@ def stand_alone(sub_question: str, question: str) -> str:
 _FRAME = re.compile(rf"^(?P<head>[^:?？]{{3,200}}?):\s+(?={_WH}\b)", re.IGNORECASE)
 
 
+def frame_head(question: str) -> str:
+    """The head that frames a question's clauses ("Compare X in A and B" in "Compare X in A and B: how
+    ..., how ...?"), or "" when the question has no such head."""
+    match = _FRAME.match(" ".join(question.split()))
+    return match.group("head").strip() if match else ""
+
+
 def frame_terms(sub_question: str, question: str) -> str:
     """The words of the main question's frame that the sub-question lacks ("" when none).
 
@@ -272,10 +279,9 @@ def frame_terms(sub_question: str, question: str) -> str:
     and spelling, are what its searches and its evidence must add. Names are left to
     `stand_alone`.
     """
-    match = _FRAME.match(" ".join(question.split()))
-    if not match:
+    head = frame_head(question)
+    if not head:
         return ""
-    head = match.group("head")
     names = {w.lower() for n in subjects(head) for w in content_words(n)}
     missing = topic_words(head) - content_words(sub_question) - names
     if not missing:

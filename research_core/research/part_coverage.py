@@ -7,14 +7,16 @@ thirds of the question are still open. Each clause of the question is a part; a 
 a part when it shares one of the part's own topic words (those the other parts do not share, so
 "transactions" in every clause does not count). Each part needs a finding of its own: one
 finding that names words of all three clauses answers at most one of them, so parts are
-matched to distinct findings and the parts left unmatched are uncovered.
+matched to distinct findings and the parts left unmatched are uncovered. A one-clause question
+that compares named options ("How do PostgreSQL and SQLite handle concurrent writes?") has one
+part per option: a comparison resting on findings about one of them is not done.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from research_core.planning.question_shape import question_parts, topic_words
+from research_core.planning.question_shape import coordinated_names, frame_head, question_parts, topic_words
 from research_core.text.words import content_words, looks_english
 
 
@@ -54,6 +56,12 @@ def uncovered_parts(question: str, findings: Iterable[str]) -> list[str]:
     least three findings, and a finding that touches every part covers only one.
     """
     parts = question_parts(question)
+    head = frame_head(question)
+    if head and len(parts) > 2 and parts[0] == head.strip(" ,.;:?"):
+        parts = parts[1:]  # the head frames the clauses after it; it is not a part to answer on its own
+    if len(parts) < 2:
+        # one clause comparing named options ("How do PostgreSQL and SQLite handle locking?"): each option is a part
+        parts = coordinated_names(question) or parts
     if len(parts) < 2 or not looks_english(question):
         return []
     words = [content_words(f) for f in findings]

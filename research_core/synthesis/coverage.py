@@ -49,6 +49,10 @@ def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
     return covered, gaps
 
 
+# Gaps the model may add: a small model asked for a list can go on until its token limit.
+MAX_MODEL_GAPS = 3
+
+
 def merge_gaps(own: list[str], proposed: list[str]) -> list[str]:
     """The researched gaps, then the model's gaps that do not repeat one of them."""
     merged = list(own)
@@ -77,7 +81,7 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
     )
     try:
         out, costs = runtime.context.llm.structured(
-            "assess_coverage", CoverageOutput, system, user, node="assess_coverage", max_tokens=500
+            "assess_coverage", CoverageOutput, system, user, node="assess_coverage", max_tokens=300
         )
     except StructuredOutputError as exc:
         entry = LogEntry(
@@ -88,7 +92,7 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
         )
         coverage = {"covered": covered, "gaps": own_gaps, "sufficient": not own_gaps, "reasoning": ""}
         return {"coverage": coverage, "costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    gaps = merge_gaps(own_gaps, out.gaps)
+    gaps = merge_gaps(own_gaps, out.gaps[:MAX_MODEL_GAPS])
     coverage = {**out.model_dump(), "covered": covered, "gaps": gaps, "sufficient": out.sufficient and not own_gaps}
     message = (
         f"Covered {len(covered)} researched part(s); {len(gaps)} gap(s) "

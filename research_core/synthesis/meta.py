@@ -150,7 +150,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     runtime.context.emit({"type": "meta_synthesis_started"})
     try:
         raw, entry = runtime.context.llm.complete(
-            "meta_synthesis", system, user, node="meta_synthesize", tier="synthesis", max_tokens=900
+            "meta_synthesis", system, user, node="meta_synthesize", tier="synthesis", max_tokens=600
         )
     except LLMError as exc:
         message = (

@@ -146,7 +146,7 @@ def default_reply(task: str, body: dict) -> str:
     if task == "revise_plan":
         return json.dumps({"add": [], "drop": [], "reprioritize": {}, "reasoning": "scripted: no change needed"})
     if task == "assess_coverage":
-        return json.dumps({"covered": ["the main question"], "gaps": [], "sufficient": True, "reasoning": "scripted"})
+        return json.dumps({"gaps": [], "sufficient": True, "reasoning": "scripted"})
     if task == "verify_citations":
         claims = re.findall(r"^(\d+)\.", _tag(text, "claims"), re.M)
         return json.dumps({"checks": [{"claim": int(n), "supported": True} for n in claims], "reasoning": "scripted"})
