@@ -45,8 +45,9 @@ def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
         yield url, script
 
 
-def make_runner(tmp_path, url: str, backends=None, **settings) -> Runner:
-    llm = LLMSettings(provider="openai", base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0, **settings)
+def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", **settings) -> Runner:
+    """A Runner against the scripted server at `url`; provider="local": treated as the embedded model."""
+    llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0, **settings)
     return Runner(tmp_path / "arbor.db", llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
 
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from research_core.llm.client import LLMSettings
 from research_core.research.first_queries import first_queries
-from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
-from tests.conftest import config
+from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 
 
@@ -34,8 +32,7 @@ def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):
     )
     scripted = ScriptedLLM()
     with serve(scripted) as (url, _):
-        settings = LLMSettings(provider="local", base_url=url, model="local-model", timeout_s=10, max_retries=0)
-        runner = Runner(tmp_path / "arbor.db", llm_settings=settings, backends=[library])
+        runner = make_runner(tmp_path, url, backends=[library], provider="local")
         snap = runner.start(
             "How do PostgreSQL and SQLite handle concurrent writes?",
             config(

@@ -92,3 +92,19 @@ def test_failing_backend_is_dropped_for_the_branch_unless_sticky(tmp_path):
         runner = make_runner(tmp_path / "b", url, backends=[sticky, FixtureSearch("library")])
         snap = runner.start(SIMPLE, config(backend_max_failures=2, sticky_backends=["ddg"], **slow_stop))
         assert sticky.calls == runner.result(snap.run_id).sub_questions[0]["iteration_count"] == 4
+
+
+def test_with_the_local_model_citations_are_checked_by_word_overlap_without_a_model_call(tmp_path):
+    synthesis = "Qubits exploit superposition and entanglement [1]. Bananas are yellow fruit [2]."
+    scripted = ScriptedLLM(script={"synthesize_branch": [synthesis]})
+    with serve(scripted) as (url, _):
+        runner = make_runner(tmp_path, url, provider="local")
+        snap = runner.start(SIMPLE, config(auto_approve=True))
+        calls = [task for task, _ in scripted.recorded_calls()]
+    assert snap.status == "completed", snap.error
+    assert "verify_citations" not in calls
+    result = runner.result(snap.run_id)
+    text = result.sub_questions[0]["synthesis"]
+    assert "Bananas are yellow fruit [" not in text  # the citation its source does not support is gone
+    entry = next(e for e in result.log if e.kind == "citations" and "checked" in e.message)
+    assert "lexical" in entry.message and "not asked" in entry.reasoning

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import textwrap
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -40,6 +41,7 @@ MAX_SOURCES_IN_PROMPT = 8
 SNIPPET_CHARS_IN_PROMPT = 600
 # The embedded model reads prompts at roughly 35-75 tokens/s on 2 cores, so it gets fewer, shorter sources.
 LOCAL_SOURCES_IN_PROMPT = 5
+KNOWN_IN_QUERY_PROMPT = 5
 LOCAL_SNIPPET_CHARS = 350
 
 
@@ -59,7 +61,9 @@ def plan_queries(
 ) -> tuple[list, dict]:
     """Ask for search queries, aimed at the `missing` parts of the question once findings exist;
     fall back to the sub-question itself. Returns (queries, extra update)."""
-    known = "\n".join(f"- {f['text']}" for f in findings[-8:]) or "(none yet)"
+    # the latest findings, clipped: the planner needs their gist, and a long prompt is slow to read on a CPU
+    latest = findings[-KNOWN_IN_QUERY_PROMPT:]
+    known = "\n".join(f"- {textwrap.shorten(f['text'], 160, placeholder=' …')}" for f in latest) or "(none yet)"
     used = "\n".join(f"- {q}" for q in branch.queries) or "(none)"
     previous = {
         "no_results": "The last queries returned no search results. Write different, broader or rephrased queries.",
