@@ -13,7 +13,6 @@ pay the client's one-time connection setup (a new base URL each time).
 
 from __future__ import annotations
 
-import itertools
 import json
 import multiprocessing
 import os
@@ -31,7 +30,7 @@ from research_core.configuration import LLMSettings, RunConfig, build_run_config
 from research_core.runs.heap import freeze_startup_heap
 from research_core.runs.runner import Runner
 from research_core.schemas import Source
-from tests.fakes.llm_server import ScriptedHandler, ScriptedLLM, ScriptedServer, default_reply
+from tests.fakes.llm_server import ScriptedHandler, ScriptedLLM, ScriptedServer, default_reply, numbered_passages
 from tests.fakes.search import FixtureSearch
 
 Interval = tuple[float, float]
@@ -170,7 +169,6 @@ def _stub_child(conn: Any) -> None:
 
 # ---- scripted answers of realistic length ------------------------------------------------
 
-_counter = itertools.count(1)
 _FILLER = (
     "The source states this directly and gives figures for it; other sources in the list agree on the "
     "direction of the effect while differing on its size."
@@ -187,24 +185,20 @@ def _user(body: dict) -> str:
 
 
 def extract_reply(body: dict) -> str:
-    """Three distinct findings per call (a fresh number each time, so none is a duplicate).
+    """Up to three findings per call, each stating the first 40 words of its source's passage.
 
-    Their confidences (0.9, 0.6, 0.5) average below the default stop threshold of 0.7, so a branch
-    runs its minimum iterations instead of stopping after the first one.
+    Findings state what their source says, so the engine's support and topic checks keep them (a
+    finding its source does not support is dropped, as with a real model); the same source met
+    again in a later iteration gives the same finding, which the engine merges. Their confidences
+    (0.9, 0.6, 0.5) average below the default stop threshold of 0.7, so a branch runs its minimum
+    iterations instead of stopping after the first one.
     """
-    text = _user(body)
-    numbers = [int(n) for n in re.findall(r"^\[(\d+)\]", _tag(text, "sources"), re.M)]
-    topic = _tag(text, "sub_question")[:60]
-    findings = []
-    for n, confidence in zip(numbers[:3], (0.9, 0.6, 0.5), strict=False):
-        k = next(_counter)
-        findings.append(
-            {
-                "text": f"Fact {k} on {topic}: source {n} reports a measurable result. {_FILLER}",
-                "confidence": confidence,
-                "sources": [n],
-            }
-        )
+    passages = numbered_passages(_tag(_user(body), "sources"))
+    findings = [
+        {"text": " ".join(passage.split()[:40]), "confidence": confidence, "sources": [n]}
+        for (n, passage), confidence in zip(passages[:3], (0.9, 0.6, 0.5), strict=False)
+        if passage
+    ]
     return json.dumps({"findings": findings, "reasoning": "Kept the sources that address the sub-question."})
 
 

@@ -43,7 +43,7 @@ def _user_text(body: dict) -> str:
     return "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
 
 
-def _numbered_passages(listing: str) -> list[tuple[int, str]]:
+def numbered_passages(listing: str) -> list[tuple[int, str]]:
     """(n, passage) of an extraction prompt's sources ("[n] title\\nurl\\npassage")."""
     out = []
     for block in re.split(r"\n\s*\n(?=\[\d+\])", listing):
@@ -82,7 +82,7 @@ def default_reply(task: str, body: dict) -> str:
         tag = _tag(text, "sub_question")[:40]
         findings = [
             {"text": f"{_first_sentence(passage).rstrip('.')} ({tag}).", "confidence": 0.8, "sources": [n]}
-            for n, passage in _numbered_passages(_tag(text, "sources"))[:2]
+            for n, passage in numbered_passages(_tag(text, "sources"))[:2]
             if _first_sentence(passage)
         ]
         return json.dumps({"findings": findings, "reasoning": "kept the top sources"})
