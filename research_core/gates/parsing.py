@@ -167,6 +167,20 @@ def parse_step_answer(answer: Any, branches: Mapping[str, Mapping[str, Any]]) ->
     return StepAnswer(action=action, updates=updates)
 
 
+def action_object(answer: Any, actions: tuple[str, str], example: str) -> dict[str, Any]:
+    """A two-way gate's answer as an object whose `action` is one of `actions`; PlanError otherwise.
+
+    A typed answer is dumped first; a plain word ("Accept ") becomes {"action": "accept"}. The
+    refusal names both words and the object form, `example`.
+    """
+    answer = plain_answer(answer)
+    if isinstance(answer, str):
+        answer = {"action": answer.strip().lower()}
+    if not isinstance(answer, dict) or answer.get("action") not in actions:
+        raise PlanError(f"Answer '{actions[0]}', '{actions[1]}', or {example}.")
+    return answer
+
+
 def parse_revision_answer(answer: Any, changes: Mapping[str, Any]) -> RevisionAccept | RevisionReject:
     """Read a revision answer.
 
@@ -175,11 +189,7 @@ def parse_revision_answer(answer: Any, changes: Mapping[str, Any]) -> RevisionAc
     only the additions, drops and new priorities that were proposed are kept. Anything else
     raises PlanError.
     """
-    answer = plain_answer(answer)
-    if isinstance(answer, str):
-        answer = {"action": answer.strip().lower()}
-    if not isinstance(answer, dict) or answer.get("action") not in ("accept", "reject"):
-        raise PlanError("Answer 'accept', 'reject', or {'action': 'accept', 'changes': {...}}.")
+    answer = action_object(answer, ("accept", "reject"), "{'action': 'accept', 'changes': {...}}")
     if answer["action"] == "reject":
         return RevisionReject()
     accepted = answer.get("changes", changes)
@@ -204,11 +214,7 @@ def parse_drill_answer(answer: Any, proposals: list[Any]) -> DrillApprove | Dril
     non-empty list of {question_text (not blank), priority (0 to 1, default 0.5), …}. Anything else
     raises PlanError.
     """
-    answer = plain_answer(answer)
-    if isinstance(answer, str):
-        answer = {"action": answer.strip().lower()}
-    if not isinstance(answer, dict) or answer.get("action") not in ("approve", "reject"):
-        raise PlanError("Answer 'approve', 'reject', or {'action': 'approve', 'children': [...]}.")
+    answer = action_object(answer, ("approve", "reject"), "{'action': 'approve', 'children': [...]}")
     if answer["action"] == "reject":
         return DrillReject()
     children = answer.get("children", proposals)
