@@ -262,6 +262,13 @@ def stand_alone(sub_question: str, question: str) -> str:
 _FRAME = re.compile(rf"^(?P<head>[^:?？]{{3,200}}?):\s+(?={_WH}\b)", re.IGNORECASE)
 
 
+def keywords(text: str, leave_out: set[str]) -> list[str]:
+    """The topic words of `text` as written there, in order, once each, less those in `leave_out`."""
+    wanted = topic_words(text) - leave_out
+    words = [w for w in re.findall(r"[\w'.+#-]+", text) if content_words(w) & wanted]
+    return list(dict.fromkeys(w.strip(".'") for w in words))
+
+
 def frame_head(question: str) -> str:
     """The head that frames a question's clauses ("Compare X in A and B" in "Compare X in A and B: how
     ..., how ...?"), or "" when the question has no such head."""
@@ -283,11 +290,7 @@ def frame_terms(sub_question: str, question: str) -> str:
     if not head:
         return ""
     names = {w.lower() for n in subjects(head) for w in content_words(n)}
-    missing = topic_words(head) - content_words(sub_question) - names
-    if not missing:
-        return ""
-    words = [w for w in re.findall(r"[\w'-]+", head) if content_words(w) & missing]
-    return " ".join(dict.fromkeys(words))
+    return " ".join(keywords(head, content_words(sub_question) | names))
 
 
 def with_frame(queries: list[str], frame: str) -> list[str]:

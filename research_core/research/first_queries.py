@@ -10,20 +10,11 @@ missing, ask the model.
 
 from __future__ import annotations
 
-import re
-
-from research_core.planning.question_shape import coordinated_names, topic_words
+from research_core.planning.question_shape import coordinated_names, keywords
 from research_core.text.words import content_words
 
 MAX_FIRST_QUERIES = 3
 MAX_QUERY_CHARS = 200
-
-
-def keywords(text: str, leave_out: set[str]) -> list[str]:
-    """The topic words of `text` as written there, in order, once each, less those in `leave_out`."""
-    wanted = topic_words(text) - leave_out
-    words = [w for w in re.findall(r"[\w'.+#-]+", text) if content_words(w) & wanted]
-    return list(dict.fromkeys(w.strip(".'") for w in words))
 
 
 def first_queries(topic: str) -> list[str]:
