@@ -16,7 +16,9 @@ def due(newly: list[str], *, exhausted: bool = False, stop: bool = False, branch
         "revisions_done": setup.pop("revisions_done", 0),
         "question": setup.pop("question", ""),
     }
+    small = setup.pop("small_model", False)
     p = make_pass({b: dict(v) for b, v in (branches or BRANCHES).items()}, stop=stop, **setup)
+    p.small_model = small
     return revision_due(state, p, newly, exhausted)  # type: ignore[arg-type]
 
 
@@ -55,6 +57,21 @@ def test_no_revision_in_auto_mode_once_nothing_is_pending_and_every_part_has_a_b
     }
     assert not due(["sq2"], branches=done, max_total_sub_questions=8, question=question)
     assert due(["sq2"], branches=done, max_total_sub_questions=8, question=question, step_mode=True)
+
+
+def test_with_the_embedded_model_no_revision_in_auto_mode_while_every_part_has_a_branch() -> None:
+    """A pending branch is not reason enough to ask a small CPU model for a revision: it could only
+    re-order branches that all run anyway. A part of the question without a branch still is."""
+    question = "What isolation levels does PostgreSQL offer, and how does SQLite lock its database file?"
+    plan = {
+        "sq1": {"id": "sq1", "status": "completed", "question_text": "What isolation levels does PostgreSQL offer?"},
+        "sq2": {"id": "sq2", "status": "pending", "question_text": "How does SQLite lock its database file?"},
+    }
+    assert due(["sq1"], branches=plan, question=question)  # a hosted model is still asked
+    assert not due(["sq1"], branches=plan, question=question, small_model=True)
+    assert due(["sq1"], branches=plan, question=question, small_model=True, step_mode=True)
+    partial = {"sq1": plan["sq1"], "sq2": {**plan["sq2"], "question_text": "How is PostgreSQL configured?"}}
+    assert due(["sq1"], branches=partial, question=question, small_model=True)  # SQLite locking: no branch
 
 
 def test_outside_hierarchical_mode_nothing_is_held_for_a_revision() -> None:

@@ -95,9 +95,9 @@ def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_
     assert top[0]["depth_assessment"] in ("superficial", "adequate", "deep")
     depth_log = [e.message for e in result.log if e.branch == top[0]["id"] and e.kind == "drill_down"]
     assert depth_log and depth_log[0].startswith("Depth: ")
-    # Since the first searches are written by code, the 1.5B model has judged this branch "adequate"
-    # without proposing a narrower question (2 runs of 2), so no child exists to check then.
-    if top[0]["depth_assessment"] != "deep" and top[0]["drill_status"] != "none":
+    # A shallow verdict always drills down: when the 1.5B model proposes no narrower question
+    # (it often does not), the engine proposes one.
+    if top[0]["depth_assessment"] != "deep":
         # a real drill-down: a child researched and synthesized before its parent's bottom-up synthesis
         children = [c for c in result.sub_questions if c["parent_id"] == top[0]["id"]]
         assert children and top[0]["drill_status"] == "approved", top[0]

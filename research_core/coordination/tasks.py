@@ -10,7 +10,7 @@ from research_core.configuration import RunConfig
 from research_core.coordination.allotments import allocation_left, chain_allotments, segment_length
 from research_core.coordination.caps import Caps
 from research_core.coordination.pass_state import CoordinationPass
-from research_core.research.step import can_drill_down
+from research_core.research.depth import can_drill_down
 from research_core.schemas import FINAL_STATUSES, SubQuestion
 from research_core.state import ResearchState
 from research_core.text.citations import cited_source_ids, finding_source_ids

@@ -8,19 +8,17 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import frame_terms, stand_alone, with_frame
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
+from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
 from research_core.research.first_queries import first_queries
 from research_core.research.part_coverage import uncovered_parts
 from research_core.research.stopping import branch_stop_decision
 from research_core.schemas import (
-    FLAT_BRANCH_ID,
-    DepthAssessmentOutput,
     Finding,
     FindingsOutput,
     LogEntry,
@@ -312,87 +310,6 @@ def extract_findings(
     return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": log}
 
 
-# Depth verdicts that lead to a drill-down, by `RunConfig.drill_down_on`, and how the prompt names them.
-SHALLOW: dict[str, tuple[str, ...]] = {"superficial": ("superficial",), "adequate": ("superficial", "adequate")}
-SHALLOW_LABELS: dict[str, str] = {"superficial": "superficial", "adequate": "superficial or adequate"}
-
-
-def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int, iterations_left: int) -> bool:
-    """Only important questions below the depth limit, with room left in the plan and the budget, may drill down."""
-    return (
-        iterations_left >= config.drill_down_iterations + 1
-        and branch.kind == "question"
-        and branch.id != FLAT_BRANCH_ID
-        and branch.depth + 1 < config.max_depth
-        and branch.priority >= config.drill_down_priority
-        and branch.drill_status is None
-        and branch_count < config.max_total_sub_questions
-    )
-
-
-def evaluate_depth(
-    services: Services, config: RunConfig, branch: SubQuestion, findings: list[dict], room: int
-) -> tuple[dict, dict]:
-    """Ask how deep the branch's findings go; propose drill-down questions when shallow (`drill_down_on`).
-
-    Returns (branch update, extra state update with costs and log).
-    """
-    listing = "\n".join(f"- ({f['confidence']:.1f}) {f['text']}" for f in findings) or "(no findings)"
-    system, user = render_prompt(
-        "evaluate_depth",
-        sub_question=branch.question_text,
-        findings=listing,
-        max_children=min(config.max_children, room),
-        shallow=SHALLOW_LABELS[config.drill_down_on],
-        language=language_instruction(config),
-    )
-    try:
-        out, entries = services.llm.structured(
-            "evaluate_depth",
-            DepthAssessmentOutput,
-            system,
-            user,
-            node="research_step",
-            branch=branch.id,
-            max_tokens=400,
-        )
-    except StructuredOutputError as exc:
-        entry = LogEntry(
-            node="research_step",
-            branch=branch.id,
-            kind="fallback",
-            message="Depth evaluation failed; no drill-down.",
-            reasoning=exc.user_message,
-        )
-        return {"drill_status": "none"}, {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    proposals = []
-    if out.depth in SHALLOW[config.drill_down_on]:
-        seen = {_norm(branch.question_text)}
-        for q in out.drill_into:
-            q = " ".join(q.split())
-            if len(q) > 3 and _norm(q) not in seen:
-                seen.add(_norm(q))
-                proposals.append(
-                    {
-                        "question_text": stand_alone(q, branch.question_text)[:500],
-                        "priority": round(branch.priority * 0.9, 2),
-                        "rationale": f"Drill-down of {branch.id}: its findings were {out.depth}.",
-                    }
-                )
-        proposals = proposals[: min(config.max_children, room)]
-    update = {
-        "depth_assessment": out.depth,
-        "depth_reasoning": out.reasoning,
-        "drill_proposal": proposals or None,
-        "drill_status": "proposed" if proposals else "none",
-    }
-    message = f"Depth: {out.depth}" + (f"; proposes {len(proposals)} drill-down question(s)" if proposals else "")
-    entry = LogEntry(
-        node="research_step", branch=branch.id, kind="drill_down", message=message, reasoning=out.reasoning
-    )
-    return update, {"costs": [c.model_dump() for c in entries], "log": [entry.model_dump()]}
-
-
 def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Run one research iteration of the branch in `payload` and decide whether it is done."""
     services = runtime.context
@@ -449,6 +366,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
             ).model_dump()
         )
     confidences = [f["confidence"] for f in known] + [f["confidence"] for f in new_findings]
+    uncovered = uncovered_parts(topic, [f["text"] for f in known + new_findings])
     decision = branch_stop_decision(
         iteration,
         branch.allocated_iterations,
@@ -457,7 +375,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         config.findings_for_stop,
         config.confidence_for_stop,
         distinct_sources=len({sid for f in known + new_findings for sid in f.get("source_ids", [])}),
-        uncovered=uncovered_parts(topic, [f["text"] for f in known + new_findings]),
+        uncovered=uncovered,
     )
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
     branch_update: dict[str, Any] = {}
@@ -465,7 +383,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     iterations_left = int(payload.get("iterations_left", config.max_iterations)) - 1
     if decision.stop and can_drill_down(branch, config, branch_count, iterations_left):
         branch_update, extra = evaluate_depth(
-            services, config, branch, known + new_findings, config.max_total_sub_questions - branch_count
+            services, config, branch, known + new_findings, config.max_total_sub_questions - branch_count, uncovered
         )
         costs += extra["costs"]
         log += extra["log"]
