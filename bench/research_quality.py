@@ -437,6 +437,7 @@ def main() -> None:
     parser.add_argument("--skip-mode", action="store_true")
     parser.add_argument("--skip-runs", action="store_true")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--keep-runs", type=Path, default=None, help="keep the runs' database here (for the logs)")
     parser.add_argument("--search", choices=["library", "web"], default="library", help="library, or the local web")
     parser.add_argument("--read-pages", choices=["on", "off", "both"], default="both", help="with --search web")
     args = parser.parse_args()
@@ -458,6 +459,9 @@ def main() -> None:
                 figures["mode"] = mode_check(runner, chosen)
                 right = sum(r["right"] for r in figures["mode"])
                 print(f"mode: {right}/{len(figures['mode'])} right", flush=True)
+            if args.keep_runs:
+                db = args.keep_runs
+                shutil.copy(args.library, db)
             if not args.skip_runs:
                 run_questions = [q for q in chosen if q.get("run") or args.questions]
                 modes = args.modes.split(",")
