@@ -84,6 +84,8 @@ class SubQuestion(BaseModel):
     pages_read: int = 0
     pages_failed: int = 0
     pages_not_read: dict[str, int] = Field(default_factory=dict)
+    # passages already shown to the extraction prompt (`research/shown_passages.py`)
+    shown_passages: list[str] = Field(default_factory=list)
 
     @field_validator("question_text")
     @classmethod

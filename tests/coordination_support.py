@@ -22,7 +22,9 @@ def priced_services(
     """Stand-in services of a run configured by `config`, whose LLM charges `work` and `synthesis`
     USD per 1M tokens (in, out)."""
     prices = {"work": work, "synthesis": synthesis}
-    return SimpleNamespace(llm=SimpleNamespace(price=lambda tier: prices[tier]), config=RunConfig(**config))
+    return SimpleNamespace(
+        llm=SimpleNamespace(price=lambda tier: prices[tier], is_local=False), config=RunConfig(**config)
+    )
 
 
 def hypothesis(bid: str, **fields: Any) -> dict:

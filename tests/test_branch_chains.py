@@ -40,9 +40,13 @@ class HeldSearch(FixtureSearch):
         if query.startswith("Fast"):
             with self.lock:
                 self.fast_searches += 1
+                round_ = self.fast_searches
                 if self.fast_searches == ITERATIONS:
                     self.fast_done.set()
-        elif query.startswith("Slow") and not self.slow_held:
+            # a new passage every round: a branch does not read the same passage twice
+            lead = f"SQLite round {round_} notes: one writer commits at a time. "
+            return [s.model_copy(update={"snippet": lead + s.snippet}) for s in super().search(query, max_results)]
+        if query.startswith("Slow") and not self.slow_held:
             self.slow_held = True
             # Never hang the suite: a scheduler with a round barrier fails the test instead.
             self.release_slow.wait(30)

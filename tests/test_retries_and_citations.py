@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -77,7 +78,12 @@ def _rate_limited() -> FailingSearch:
 
 def test_failing_backend_is_dropped_for_the_branch_unless_sticky(tmp_path):
     slow_stop = {"findings_for_stop": 50, "confidence_for_stop": 1.0, "max_iterations": 5, "auto_approve": True}
-    with serve(ScriptedLLM()) as (url, _):
+    rounds = itertools.count(1)
+
+    def new_words(body: dict) -> str:  # a planner with something new to search each time
+        return json.dumps({"queries": [f"quantum computing progress {next(rounds)}"], "reasoning": "r"})
+
+    with serve(ScriptedLLM(script={"plan_queries": new_words})) as (url, _):
         ddg = _rate_limited()
         runner = make_runner(tmp_path, url, backends=[ddg, FixtureSearch("library")])
         snap = runner.start(SIMPLE, config(backend_max_failures=2, **slow_stop))

@@ -5,12 +5,13 @@ rephrase the sub-question. The first iteration has nothing to aim at yet, so cod
 queries: the question itself, and for a question joining named options ("... in PostgreSQL
 and SQLite?") one keyword query per option, so each of them gets its own results instead of
 the better-documented one taking every slot. Later iterations, which aim at what is still
-missing, ask the model.
+missing, ask the model; when the model only repeats searches already made, `fresh_queries`
+writes new ones from the question's parts and keywords instead of searching the same words again.
 """
 
 from __future__ import annotations
 
-from research_core.planning.question_shape import coordinated_names, keywords
+from research_core.planning.question_shape import coordinated_names, keywords, subjects
 from research_core.text.words import content_words
 
 MAX_FIRST_QUERIES = 3
@@ -29,3 +30,26 @@ def first_queries(topic: str) -> list[str]:
     for name in names[: MAX_FIRST_QUERIES - 1]:
         queries.append(f"{name} {rest}".strip()[:MAX_QUERY_CHARS])
     return queries
+
+
+def fresh_queries(topic: str, used: list[str], missing: list[str] | None = None, limit: int = 2) -> list[str]:
+    """Up to `limit` queries not searched yet: the parts still `missing`, then the topic's keywords,
+    then those keywords less one word at a time (broader), always keeping the names the topic is
+    about. Empty when every candidate was used."""
+    seen = {" ".join(q.lower().split()) for q in used}
+    text = " ".join(topic.split())
+    names = {w for n in subjects(text) for w in content_words(n)}
+    words = keywords(text, set())
+    candidates = [*(missing or []), " ".join(words)]
+    for dropped in reversed(words):
+        if not content_words(dropped) & names and len(words) > 2:
+            candidates.append(" ".join(w for w in words if w != dropped))
+    fresh: list[str] = []
+    for query in candidates:
+        query = " ".join(query.split())[:MAX_QUERY_CHARS]
+        if query and query.lower() not in seen:
+            seen.add(query.lower())
+            fresh.append(query)
+        if len(fresh) == limit:
+            break
+    return fresh

@@ -15,9 +15,10 @@ from research_core.planning.question_shape import frame_terms, stand_alone, with
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
-from research_core.research.first_queries import first_queries
+from research_core.research.first_queries import first_queries, fresh_queries
 from research_core.research.part_coverage import uncovered_parts
-from research_core.research.stopping import branch_stop_decision
+from research_core.research.shown_passages import not_shown_before
+from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import (
     Finding,
     FindingsOutput,
@@ -90,8 +91,8 @@ def plan_queries(
                 queries.append(q)
         retry = branch.last_outcome in ("no_results", "irrelevant")
         if not queries:
-            # the model repeated itself: vary the sub-question rather than search the same words again
-            queries = [f"{branch.question_text[:180]} overview" if retry else branch.question_text[:200]]
+            # the model repeated itself: search words not searched yet rather than the same words again
+            queries = fresh_queries(evidence_topic(branch, question), branch.queries, missing)
         label = f"Reformulated queries after {(branch.last_outcome or '').replace('_', ' ')}" if retry else "Queries"
         log = LogEntry(
             node="research_step",
@@ -102,7 +103,6 @@ def plan_queries(
         )
     except StructuredOutputError as exc:
         costs = [c.model_dump() for c in exc.costs]
-        queries = []
         log = LogEntry(
             node="research_step",
             branch=branch.id,
@@ -110,8 +110,10 @@ def plan_queries(
             message="Query planning failed; searching with the sub-question itself.",
             reasoning=exc.user_message,
         )
-    if not queries:
-        queries = [branch.question_text[:200]]
+        used = {_norm(q) for q in branch.queries}
+        queries = [q for q in [branch.question_text[:200]] if _norm(q) not in used]
+        queries = queries or fresh_queries(evidence_topic(branch, question), branch.queries, missing)
+    # empty when every query the engine could write was searched already: the branch stops searching
     return queries, {"costs": costs, "log": [log.model_dump()]}
 
 
@@ -329,6 +331,11 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     if branch.kind == "question":
         queries = with_frame(queries, frame_terms(branch.question_text, payload["question"]))
     costs, log = list(update["costs"]), list(update["log"])
+    if not queries:
+        entry = LogEntry(
+            node="research_step", branch=branch.id, message="Nothing new to search: every query was searched already."
+        )
+        log.append(entry.model_dump())
     searched: dict[str, dict[str, int]] = {}
     found, search_log, warnings = run_searches(
         services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
@@ -339,6 +346,17 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     # Reading the pages: each kept web source's snippet becomes the passages of its page about the branch.
     sources, read_log, read_stats = read_sources(services, topic, sources, config, max_chars=prompt_budget(services)[1])
     log += read_log
+    sources, shown, skipped = not_shown_before(sources, branch.shown_passages, topic, prompt_budget(services)[1])
+    if skipped:
+        names = "; ".join(s.title or s.url for s in skipped[:5])
+        log.append(
+            LogEntry(
+                node="research_step",
+                branch=branch.id,
+                kind="evidence",
+                message=f"Skipped {len(skipped)} result(s) this branch has already read: {names}",
+            ).model_dump()
+        )
     new_findings: list[dict] = []
     cited: list[Source] = []
     if sources:
@@ -346,7 +364,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         costs += extra["costs"]
         log += extra["log"]
     else:
-        message = f"All {len(found)} results were off-topic." if found else "No search results this iteration."
+        message = "Every result was off-topic or already read." if found else "No search results this iteration."
         entry = LogEntry(node="research_step", branch=branch.id, message=message)
         log.append(entry.model_dump())
 
@@ -377,6 +395,8 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         distinct_sources=len({sid for f in known + new_findings for sid in f.get("source_ids", [])}),
         uncovered=uncovered,
     )
+    if not queries and not decision.stop:
+        decision = StopDecision(True, f"nothing new to search after {iteration} iterations")
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
     branch_update: dict[str, Any] = {}
     branch_count = int(payload.get("branch_count", 0))
@@ -396,6 +416,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
                 "status": "researching",
                 "iteration_count": iteration,
                 "queries": [*branch.queries, *queries],
+                "shown_passages": [*branch.shown_passages, *shown],
                 "research_done": decision.stop,
                 "backend_stats": stats,
                 "dropped_backends": dropped,

@@ -30,6 +30,7 @@ RESET_FIELDS: dict[str, Any] = {
     "pages_read": 0,
     "pages_failed": 0,
     "pages_not_read": {},
+    "shown_passages": [],
 }
 # a re-researched hypothesis is judged again from scratch (its statement and strategy stay)
 HYPOTHESIS_RESET: dict[str, Any] = {"verdict": None, "evidence": None, "confidence": None, "pivot": None}
