@@ -423,3 +423,27 @@ def test_common_words_do_not_match_every_document(library: DocumentLibrary) -> N
 
     assert [h.url for h in library.search("what is the diet of the barn owl?", 5)] == ["library://owls.txt"]
     assert len(library.search("the", 5)) == 2  # a query of common words only still searches
+
+
+def test_a_page_titled_with_the_query_ranks_above_a_page_that_only_mentions_its_words(
+    library: DocumentLibrary,
+) -> None:
+    """bm25 over passages alone prefers the file-format page that mentions the write-ahead log;
+    the page whose title is the query's words is the one a reader wants first."""
+    for topic in ("Vacuum", "Indexes", "Triggers", "Views", "Pragmas", "Backups"):  # words are rare, as in a manual
+        library.add_text(f"{topic}.md", f"# {topic}\n\n{topic} are described on this page of the manual.", kind="md")
+    library.add_text(
+        "fileformat.md",
+        "# Database File Format\n\nThe write-ahead log index maps pages to frames of the log file.",
+        kind="md",
+    )
+    library.add_text(
+        "wal.md",
+        "# Write-Ahead Logging\n\nIn WAL mode, readers keep reading while one writer appends its changes; "
+        "a checkpoint copies them back into the database later.",
+        kind="md",
+    )
+    assert [s.title for s in library.search("write-ahead logging", 2)] == [
+        "Write-Ahead Logging",
+        "Database File Format",
+    ]
