@@ -53,3 +53,23 @@ def test_an_overview_that_opens_with_an_overview_heading_gives_its_body_as_the_l
     report = assemble_report("### Overview\nBoth lock [1].\n\n### Conclusion\nPick one [2].", ["## 1 A?\n\nA."], [])
     assert report.startswith("Both lock [1].\n\n## 1 A?")
     assert "\n## Conclusion\nPick one [2]." in report
+
+
+def test_an_overview_that_copies_the_branch_sections_does_not_print_them_twice() -> None:
+    """The small model copied each sub-answer, heading and all, into its overview; the report holds
+    each branch section once, and the overview's own sections stay."""
+    sections = [
+        "## 1 How are documents indexed in PostgreSQL and SQLite?\n\nSQLite uses FTS5 [1].",
+        "## 2 How are results ranked?\n\nPostgreSQL ranks with ts_rank [2].",
+    ]
+    overview = (
+        "Both index text [1] [2].\n\n"
+        "## 1 How are documents indexed in PostgreSQL and SQLite?\n\nSQLite uses FTS5 [1].\n\n"
+        "## How are results ranked\n\nPostgreSQL ranks with ts_rank [2].\n\n"
+        "## How the parts fit together\n\nIndexing decides ranking [1] [2].\n\n"
+        "## Conclusion\n\nBoth work [1]."
+    )
+    report = assemble_report(overview, sections, [])
+    assert report.count("SQLite uses FTS5") == 1 and report.count("ts_rank") == 1
+    assert report.startswith("Both index text [1] [2].")
+    assert "## How the parts fit together" in report and report.rstrip().endswith("Both work [1].")

@@ -9,7 +9,9 @@ connect and a conclusion), and the engine assembles the report:
 4. "## Limitations": one "Not covered: ..." line per gap the coverage step recorded.
 
 Sections the model writes about limitations, caveats or sources are left out: the engine writes
-the limitations from what was researched and appends the source list itself.
+the limitations from what was researched and appends the source list itself. So are sections that
+repeat a branch section (a small model often copies the sub-answers into its overview, heading
+and all, then runs out of tokens before its conclusion).
 """
 
 from __future__ import annotations
@@ -58,6 +60,34 @@ def drop_sections(text: str, pattern: re.Pattern[str] = _LEFT_OUT) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
 
 
+_NUMBERED = re.compile(r"^\d+(?:\.\d+)*\.?\s+")
+
+
+def _heading_key(heading: str) -> str:
+    return " ".join(_NUMBERED.sub("", heading.strip()).lower().rstrip("?:. ").split())
+
+
+def drop_repeated_sections(text: str, sections: list[str]) -> str:
+    """`text` without the sections that repeat a branch section: a heading numbered like one
+    ("1 ...", "2.1 ...") or naming a branch's question."""
+    questions = {
+        _heading_key(m.group(1)) for section in sections if (m := _HEADING.match(section.strip().splitlines()[0]))
+    }
+    repeated = re.compile(
+        "|".join([r"^\d+(?:\.\d+)*\.?\s", *(re.escape(q) + "$" for q in questions if q)]), re.IGNORECASE
+    )
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        heading = _HEADING.match(line.strip())
+        if heading:
+            name = heading.group(1).strip()
+            skipping = bool(repeated.search(name) or repeated.search(_heading_key(name)))
+        if not skipping:
+            kept.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+
+
 def branch_section(number: str, question: str, answer: str) -> str:
     """A branch answer under a heading whose level follows its depth (1 -> "##", 1.2 -> "###")."""
     level = "#" * min(6, 2 + number.count("."))
@@ -72,6 +102,6 @@ def limitations(gaps: Iterable[str]) -> str:
 
 def assemble_report(overview: str, sections: list[str], gaps: Iterable[str]) -> str:
     """The report: the overview's lead, the branch sections, the overview's other sections, the limitations."""
-    lead, rest = split_lead(drop_sections(overview))
+    lead, rest = split_lead(drop_repeated_sections(drop_sections(overview), sections))
     parts = [lead, *sections, top_level_headings(rest), limitations(gaps)]
     return "\n\n".join(p for p in parts if p.strip())
