@@ -13,6 +13,7 @@ from research_core.llm.prompts import render_prompt
 from research_core.planning.question_shape import stand_alone
 from research_core.schemas import FLAT_BRANCH_ID, DepthAssessmentOutput, LogEntry, SubQuestion
 from research_core.services import Services
+from research_core.text.words import folded
 
 # Depth verdicts that lead to a drill-down, by `RunConfig.drill_down_on`, and how the prompt names them.
 SHALLOW: dict[str, tuple[str, ...]] = {"superficial": ("superficial",), "adequate": ("superficial", "adequate")}
@@ -20,10 +21,6 @@ SHALLOW_LABELS: dict[str, str] = {"superficial": "superficial", "adequate": "sup
 # Sources a branch's findings must rest on before the engine calls them adequate without asking.
 SOURCES_FOR_ADEQUATE = 2
 FALLBACK_FOCUS = "what limits, exceptions or special cases apply?"
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def can_drill_down(branch: SubQuestion, config: RunConfig, branch_count: int, iterations_left: int) -> bool:
@@ -132,13 +129,13 @@ def evaluate_depth(
     reasoning = out.reasoning
     if out.depth in SHALLOW[config.drill_down_on] and room > 0:
         asked = [" ".join(q.split()) for q in out.drill_into]
-        seen = {_norm(branch.question_text)}
+        seen = {folded(branch.question_text)}
         by_engine = False
-        if not any(len(q) > 3 and _norm(q) not in seen for q in asked):
+        if not any(len(q) > 3 and folded(q) not in seen for q in asked):
             asked, by_engine = [fallback_drill_question(branch.question_text, uncovered)], True
         for q in asked:
-            if len(q) > 3 and _norm(q) not in seen:
-                seen.add(_norm(q))
+            if len(q) > 3 and folded(q) not in seen:
+                seen.add(folded(q))
                 proposals.append(
                     {
                         "question_text": stand_alone(q, branch.question_text)[:500],

@@ -12,7 +12,7 @@ writes new ones from the question's parts and keywords instead of searching the 
 from __future__ import annotations
 
 from research_core.planning.question_shape import coordinated_names, keywords, subjects
-from research_core.text.words import content_words
+from research_core.text.words import content_words, folded
 
 MAX_FIRST_QUERIES = 3
 MAX_QUERY_CHARS = 200
@@ -36,19 +36,19 @@ def fresh_queries(topic: str, used: list[str], missing: list[str] | None = None,
     """Up to `limit` queries not searched yet: the parts still `missing`, then the topic's keywords,
     then those keywords less one word at a time (broader), always keeping the names the topic is
     about. Empty when every candidate was used."""
-    seen = {" ".join(q.lower().split()) for q in used}
+    seen = {folded(q) for q in used}
     text = " ".join(topic.split())
     names = {w for n in subjects(text) for w in content_words(n)}
     words = keywords(text, set())
     candidates = [*(missing or []), " ".join(words)]
-    for dropped in reversed(words):
-        if not content_words(dropped) & names and len(words) > 2:
-            candidates.append(" ".join(w for w in words if w != dropped))
+    if len(words) > 2:
+        broader = [w for w in reversed(words) if not content_words(w) & names]
+        candidates += [" ".join(w for w in words if w != dropped) for dropped in broader]
     fresh: list[str] = []
     for query in candidates:
         query = " ".join(query.split())[:MAX_QUERY_CHARS]
-        if query and query.lower() not in seen:
-            seen.add(query.lower())
+        if query and folded(query) not in seen:
+            seen.add(folded(query))
             fresh.append(query)
         if len(fresh) == limit:
             break

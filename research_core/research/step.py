@@ -33,6 +33,7 @@ from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
 from research_core.sources.reader import read_sources
 from research_core.text.windows import best_window
+from research_core.text.words import folded
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +50,6 @@ def prompt_budget(services: Services) -> tuple[int, int]:
     if services.llm.is_local:
         return LOCAL_SOURCES_IN_PROMPT, LOCAL_SNIPPET_CHARS
     return MAX_SOURCES_IN_PROMPT, SNIPPET_CHARS_IN_PROMPT
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def plan_queries(
@@ -78,16 +75,16 @@ def plan_queries(
         still_missing="\n".join(f"- {m}" for m in missing or []) if findings and missing else "(nothing identified)",
     )
     costs: list[dict] = []
+    searched = {folded(q) for q in branch.queries}
     try:
         out, entries = services.llm.structured(
             "plan_queries", QueryPlanOutput, system, user, node="research_step", branch=branch.id, max_tokens=300
         )
         costs = [c.model_dump() for c in entries]
-        used_set = {_norm(q) for q in branch.queries}
         queries = []
         for q in out.queries:
             q = " ".join(q.split())[:200]
-            if q and _norm(q) not in used_set and _norm(q) not in {_norm(x) for x in queries}:
+            if q and folded(q) not in searched and folded(q) not in {folded(x) for x in queries}:
                 queries.append(q)
         retry = branch.last_outcome in ("no_results", "irrelevant")
         if not queries:
@@ -110,8 +107,7 @@ def plan_queries(
             message="Query planning failed; searching with the sub-question itself.",
             reasoning=exc.user_message,
         )
-        used = {_norm(q) for q in branch.queries}
-        queries = [q for q in [branch.question_text[:200]] if _norm(q) not in used]
+        queries = [q for q in [branch.question_text[:200]] if folded(q) not in searched]
         queries = queries or fresh_queries(evidence_topic(branch, question), branch.queries, missing)
     # empty when every query the engine could write was searched already: the branch stops searching
     return queries, {"costs": costs, "log": [log.model_dump()]}
@@ -341,12 +337,13 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
     )
     log += search_log
-    sources, relevance_log = keep_relevant(topic, found, prompt_budget(services)[0], branch.id)
+    source_limit, chars = prompt_budget(services)
+    sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id)
     log += relevance_log
     # Reading the pages: each kept web source's snippet becomes the passages of its page about the branch.
-    sources, read_log, read_stats = read_sources(services, topic, sources, config, max_chars=prompt_budget(services)[1])
+    sources, read_log, read_stats = read_sources(services, topic, sources, config, max_chars=chars)
     log += read_log
-    sources, shown, skipped = not_shown_before(sources, branch.shown_passages, topic, prompt_budget(services)[1])
+    sources, shown, skipped = not_shown_before(sources, branch.shown_passages, topic, chars)
     if skipped:
         names = "; ".join(s.title or s.url for s in skipped[:5])
         log.append(

@@ -25,6 +25,11 @@ def normalize(text: str) -> str:
     return re.sub(r"[\s\W_]+", " ", text).strip()
 
 
+def folded(text: str) -> str:
+    """Lower case, every run of whitespace one space: two queries or questions that differ only so are the same."""
+    return " ".join(text.lower().split())
+
+
 def content_words(text: str) -> set[str]:
     """Content words; runs of an unspaced script (Japanese, Chinese ...) become character bigrams.
 
