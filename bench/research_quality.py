@@ -1,11 +1,17 @@
 """Research quality with the embedded model on a corpus nobody here wrote: Debian's HTML manuals.
 
-Setup (once, cached): installs `postgresql-doc-15`, `sqlite3-doc` and `python3.11-doc` with apt
-if they are missing, and indexes their ~2,500 pages through the product's own
-`python -m research_core library add` into `~/.cache/arbor/bench/manuals.db` (indexing speed
-and search latency are reported).
+Two corpora (`--corpus`), each with its own manuals, apt packages, questions and cached index:
+- `databases` (default): `postgresql-doc-15`, `sqlite3-doc`, `python3.11-doc`, ~2,500 pages,
+  questions in `bench/research_quality_questions.json`, index `~/.cache/arbor/bench/manuals.db`;
+- `servers`: `apache2-doc` (the httpd 2.4 manual, English pages only) and `nodejs-doc` (the Node.js
+  API manual), questions in `bench/research_quality_questions_servers.json`, index
+  `~/.cache/arbor/bench/servers.db`.
 
-Then, for the questions in `bench/research_quality_questions.json`:
+Setup (once, cached): installs the corpus's packages with apt if they are missing, and indexes
+its pages through the product's own `python -m research_core library add` (indexing speed and
+search latency are reported).
+
+Then, for the corpus's questions:
 1. Mode: each question through the engine's classify step in auto mode (one LLM call each);
    right when a question with several parts goes hierarchical and a single fact goes flat.
 2. Runs (questions marked "run"): single facts in auto mode; multi-part questions once flat and
@@ -27,7 +33,12 @@ With `--search web` the same runs go through the web path instead of the library
 passages that answer the branch; with `--read-pages off` the model sees only the search snippets.
 `--read-pages both` runs every question both ways.
 
-Takes tens of minutes on 2 cores. Run: .venv/bin/python -m bench.research_quality [--questions m1,s1]
+Each question also lists the `pages` a careful researcher would cite (paths relative to its
+manual's folder, "manual:path" where two manuals hold the same path); `bench/retrieval.py`
+measures how many of them the library searches return, and each run row carries the run's
+`source_urls` so it can count how many the run cited.
+
+Takes tens of minutes on 2 cores. Run: .venv/bin/python -m bench.research_quality [--corpus servers] [--questions m1,s1]
 """
 
 from __future__ import annotations
@@ -43,6 +54,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -54,16 +67,73 @@ from research_core.planning.classify import classify_question
 from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from research_core.services import Services
+from research_core.synthesis.claim_check import is_framing, question_subjects
 from tests.fakes.local_web import LocalWeb, serve_local_web
 
-QUESTIONS = Path(__file__).with_name("research_quality_questions.json")
-MANUALS = {
-    "postgresql": "/usr/share/doc/postgresql-doc-15/html",
-    "sqlite": "/usr/share/doc/sqlite3",
-    "python": "/usr/share/doc/python3.11/html",
+CACHE_DIR = Path(os.environ.get("ARBOR_CACHE_DIR", Path.home() / ".cache" / "arbor")) / "bench"
+_HTML_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*[\"']?([A-Za-z-]+)", re.IGNORECASE)
+
+
+def any_page(path: Path) -> bool:
+    """Every HTML page of the manual is indexed but Sphinx's `_static` assets."""
+    return "_static" not in path.parts
+
+
+def english_page(path: Path) -> bool:
+    """A page is indexed when its `<html lang>` is English or absent, and it is not a whole-manual copy.
+
+    Debian's apache2-doc fills `manual/en/` with the Portuguese page where the English one is
+    missing (6 pages of 244: bind, filter, install, invoking, upgrading, new_features_2_4), so the
+    folder alone does not make a page English. Node's `all.html` concatenates every other page of
+    its manual (5.8 MB); indexed, it would compete with each page it copies.
+    """
+    if path.name == "all.html" or "_static" in path.parts:
+        return False
+    with path.open("rb") as f:
+        match = _HTML_LANG.search(f.read(4096))
+    return match is None or match.group(1).lower().split(b"-")[0] == b"en"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A set of Debian manuals to research: where each lives (name -> folder), the apt packages that
+    install them, which of their HTML files are pages (`keep`), the questions and the cached index."""
+
+    name: str
+    manuals: dict[str, str]
+    apt_packages: tuple[str, ...]
+    questions: Path
+    library: Path
+    keep: Callable[[Path], bool]
+
+
+CORPORA = {
+    "databases": Corpus(
+        name="databases",
+        manuals={
+            "postgresql": "/usr/share/doc/postgresql-doc-15/html",
+            "sqlite": "/usr/share/doc/sqlite3",
+            "python": "/usr/share/doc/python3.11/html",
+        },
+        apt_packages=("postgresql-doc-15", "sqlite3-doc", "python3.11-doc"),
+        questions=Path(__file__).with_name("research_quality_questions.json"),
+        library=CACHE_DIR / "manuals.db",
+        keep=any_page,
+    ),
+    "servers": Corpus(
+        name="servers",
+        manuals={"apache": "/usr/share/doc/apache2-doc/manual/en", "nodejs": "/usr/share/doc/nodejs/api"},
+        apt_packages=("apache2-doc", "nodejs-doc"),
+        questions=Path(__file__).with_name("research_quality_questions_servers.json"),
+        library=CACHE_DIR / "servers.db",
+        keep=english_page,
+    ),
 }
-APT_PACKAGES = ["postgresql-doc-15", "sqlite3-doc", "python3.11-doc"]
-DEFAULT_LIBRARY = Path(os.environ.get("ARBOR_CACHE_DIR", Path.home() / ".cache" / "arbor")) / "bench" / "manuals.db"
+# the default corpus, under the names this module had before it had two
+QUESTIONS = CORPORA["databases"].questions
+MANUALS = CORPORA["databases"].manuals
+APT_PACKAGES = list(CORPORA["databases"].apt_packages)
+DEFAULT_LIBRARY = CORPORA["databases"].library
 STOP = set(
     [
         "a",
@@ -160,16 +230,39 @@ HEDGES = re.compile(
 # ---- corpus -----------------------------------------------------------------------------
 
 
-def ensure_manuals() -> list[Path]:
-    """The manuals' HTML pages, installing the Debian packages first if a folder is missing."""
-    if not all(Path(d).is_dir() for d in MANUALS.values()):
+def ensure_manuals(corpus: Corpus = CORPORA["databases"]) -> list[Path]:
+    """The corpus's HTML pages (those its `keep` rule accepts), installing its Debian packages first
+    if a manual's folder is missing."""
+    if not all(Path(d).is_dir() for d in corpus.manuals.values()):
         sudo = [] if os.geteuid() == 0 else ["sudo"]
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        subprocess.run([*sudo, "apt-get", "install", "-y", *APT_PACKAGES], check=True, env=env)
+        subprocess.run([*sudo, "apt-get", "install", "-y", *corpus.apt_packages], check=True, env=env)
     pages: list[Path] = []
-    for folder in MANUALS.values():
-        pages += sorted(p for p in Path(folder).rglob("*.html") if p.is_file() and "_static" not in p.parts)
+    for folder in corpus.manuals.values():
+        pages += sorted(p for p in Path(folder).rglob("*.html") if p.is_file() and corpus.keep(p))
     return pages
+
+
+def load_questions(corpus: Corpus) -> list[dict[str, Any]]:
+    """The corpus's questions, as written in its questions file."""
+    return json.loads(corpus.questions.read_text(encoding="utf-8"))["questions"]
+
+
+def labelled_pages(question: dict[str, Any], manuals: dict[str, str]) -> list[str]:
+    """The full paths of the question's `pages`. A page is a path relative to the folder of one of the
+    question's manuals, written "manual:path" when more than one of them holds that path (SQLite and
+    PostgreSQL both have a `wal.html`); ValueError names a page no manual holds, or one that is ambiguous."""
+    paths = []
+    for page in question.get("pages", []):
+        name, _, rest = page.partition(":")
+        candidates = [name] if rest and name in manuals else question["manuals"]
+        relative = rest if rest and name in manuals else page
+        found = [f"{manuals[m]}/{relative}" for m in candidates if Path(manuals[m], relative).is_file()]
+        if len(found) != 1:
+            held = "none" if not found else "more than one"
+            raise ValueError(f"{question['id']}: labelled page {page!r} is in {held} of {candidates}")
+        paths.append(found[0])
+    return paths
 
 
 def build_library(db: Path, pages: list[Path]) -> dict[str, Any]:
@@ -225,10 +318,10 @@ def page_path(url: str) -> str:
     return url
 
 
-def manual_of(url: str) -> str | None:
-    """Which manual a page belongs to."""
+def manual_of(url: str, manuals: dict[str, str] = MANUALS) -> str | None:
+    """Which of `manuals` a page belongs to (by its folder), or None."""
     url = page_path(url)
-    for name, folder in MANUALS.items():
+    for name, folder in manuals.items():
         if url.startswith(folder + "/"):
             return name
     return None
@@ -247,8 +340,10 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-def statements(report: str) -> list[str]:
-    """The report's factual sentences (see the module docstring)."""
+def statements(report: str, names: tuple[str, ...] = ()) -> list[str]:
+    """The report's factual sentences (see the module docstring). Given the question's subjects
+    (`names`), framing sentences ("X and Y differ in ...", the engine's `is_framing`) are left out:
+    they state no fact and carry no citation by design."""
     out = []
     for line in report.splitlines():
         line = line.strip()
@@ -258,10 +353,12 @@ def statements(report: str) -> list[str]:
             continue
         line = re.sub(r"^([-*+]|\d+\.)\s+", "", line)
         for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z\[*])", line):
-            if len(re.findall(r"\w+", re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence))) >= 5 and not HEDGES.search(
-                sentence
-            ):
-                out.append(sentence)
+            bare = re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence)
+            if len(re.findall(r"\w+", bare)) < 5 or HEDGES.search(sentence):
+                continue
+            if names and is_framing(bare, names):
+                continue
+            out.append(sentence)
     return out
 
 
@@ -273,12 +370,12 @@ def supported_by(sentence: str, text: str) -> bool:
     return sum(1 for w in words if w in text) / len(words) >= 0.5
 
 
-def measure(result: Any, question: dict, texts: dict[str, str]) -> dict[str, Any]:
-    """Quality figures of one finished run."""
+def measure(result: Any, question: dict, texts: dict[str, str], manuals: dict[str, str] = MANUALS) -> dict[str, Any]:
+    """Quality figures of one finished run (`manuals`: the corpus's, for the on-topic count)."""
     report = result.final_answer or ""
     numbered = {n: s for n, s in enumerate(result.sources, start=1)}
     cited = supported = 0
-    sents = statements(report)
+    sents = statements(report, question_subjects(result.question))
     for sentence in sents:
         numbers = {int(n) for group in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for n in group.split(",")}
         refs = [numbered[n] for n in numbers if n in numbered]
@@ -291,8 +388,8 @@ def measure(result: Any, question: dict, texts: dict[str, str]) -> dict[str, Any
     findings = [f for b in result.sub_questions for f in b.get("findings", [])]
     on_topic = 0
     for f in findings:
-        manuals = {manual_of(by_id[sid].url) for sid in f.get("source_ids", []) if sid in by_id}
-        if manuals and manuals <= set(question["manuals"]):
+        found_in = {manual_of(by_id[sid].url, manuals) for sid in f.get("source_ids", []) if sid in by_id}
+        if found_in and found_in <= set(question["manuals"]):
             on_topic += 1
     lower = report.lower()
     aspects = sum(1 for spellings in question["aspects"] if any(s in lower for s in spellings))
@@ -381,8 +478,10 @@ def research_runs(
     max_iterations: int,
     modes: list[str],
     readings: dict[str, dict[str, Any] | None],
+    manuals: dict[str, str] = MANUALS,
 ) -> list[dict[str, Any]]:
-    """The questions marked "run", researched for real, once per reading setup ({label: config fields})."""
+    """The questions marked "run", researched for real, once per reading setup ({label: config fields});
+    each row carries the run's source URLs (`source_urls`, in the report's [n] order)."""
     runner = Runner(db, llm_settings=LLMSettings(provider="local", timeout_s=900))
     rows = []
     for q in questions:
@@ -395,12 +494,13 @@ def research_runs(
                     rows.append({**head, "status": snap.status, "error": snap.error})
                     print(f"run  {q['id']:>4} {mode} {label}: {snap.status} {snap.error}", flush=True)
                     continue
-                row = {**head, "run_id": snap.run_id, **measure(result, q, texts)}
+                row = {**head, "run_id": snap.run_id, **measure(result, q, texts, manuals)}
                 row["pages_read"] = sum(int(b.get("pages_read") or 0) for b in result.sub_questions)
                 row["pages_failed"] = sum(int(b.get("pages_failed") or 0) for b in result.sub_questions)
                 print(f"run  {q['id']:>4} {mode} {label}: {json.dumps(row)}", flush=True)
                 row["report"] = result.final_answer
                 row["sub_questions"] = [b["question_text"] for b in result.sub_questions]
+                row["source_urls"] = [page_path(source.url) for source in result.sources]
                 rows.append(row)
     return rows
 
@@ -430,8 +530,9 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     """Measure and print the figures for bench/README.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="databases", help="which manuals and questions")
     parser.add_argument("--questions", default=None, help="comma-separated ids (default: all)")
-    parser.add_argument("--library", type=Path, default=DEFAULT_LIBRARY, help="cached index of the manuals")
+    parser.add_argument("--library", type=Path, default=None, help="cached index (default: the corpus's)")
     parser.add_argument("--max-iterations", type=int, default=6)
     parser.add_argument("--modes", default="flat,hierarchical", help="modes for multi-part questions")
     parser.add_argument("--skip-mode", action="store_true")
@@ -441,11 +542,13 @@ def main() -> None:
     parser.add_argument("--search", choices=["library", "web"], default="library", help="library, or the local web")
     parser.add_argument("--read-pages", choices=["on", "off", "both"], default="both", help="with --search web")
     args = parser.parse_args()
-    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+    corpus = CORPORA[args.corpus]
+    args.library = args.library or corpus.library
+    spec = load_questions(corpus)
     chosen = [q for q in spec if args.questions is None or q["id"] in args.questions.split(",")]
-    print(f"# research_quality  {time.strftime('%Y-%m-%d %H:%M')}  {machine()}", flush=True)
-    figures: dict[str, Any] = {"machine": machine()}
-    pages = ensure_manuals()
+    print(f"# research_quality  {time.strftime('%Y-%m-%d %H:%M')}  corpus {corpus.name}  {machine()}", flush=True)
+    figures: dict[str, Any] = {"machine": machine(), "corpus": corpus.name}
+    pages = ensure_manuals(corpus)
     figures["library"] = build_library(args.library, pages)
     figures["library"]["search"] = search_latency(args.library, spec)
     print("library:", json.dumps(figures["library"]), flush=True)
@@ -467,14 +570,18 @@ def main() -> None:
                 modes = args.modes.split(",")
                 if args.search == "web":
                     started = time.perf_counter()
-                    with serve_local_web(LocalWeb(MANUALS)) as web:
-                        WEB_FOLDERS.update({f"{web.base_url}/{name}/": folder for name, folder in MANUALS.items()})
+                    with serve_local_web(LocalWeb(corpus.manuals)) as web:
+                        WEB_FOLDERS.update({f"{web.base_url}/{n}/": folder for n, folder in corpus.manuals.items()})
                         print(f"local web: {web.base_url} ({time.perf_counter() - started:.0f} s to index)", flush=True)
                         readings = web_readings(web, args.read_pages)
-                        figures["runs"] = research_runs(db, run_questions, texts, args.max_iterations, modes, readings)
+                        figures["runs"] = research_runs(
+                            db, run_questions, texts, args.max_iterations, modes, readings, corpus.manuals
+                        )
                 else:
                     readings = {"library": None}
-                    figures["runs"] = research_runs(db, run_questions, texts, args.max_iterations, modes, readings)
+                    figures["runs"] = research_runs(
+                        db, run_questions, texts, args.max_iterations, modes, readings, corpus.manuals
+                    )
                 groups = [(f"{m} {r}", m, r) for r in readings for m in ("flat", "hierarchical", "auto")]
                 for label, mode, reading in [*groups, ("all", None, None)]:
                     rows = [x for x in figures["runs"] if mode is None or (x["asked"], x["reading"]) == (mode, reading)]

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 BranchStatus = Literal["pending", "researching", "completed", "skipped", "failed"]
 # A branch in one of these is done with: nothing more is scheduled for it.
@@ -147,6 +148,10 @@ class Finding(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0)
     source_ids: list[str] = Field(default_factory=list)
     iteration: int = 0
+    quote: str = Field(default="", description="The exact span of the cited source's passage the finding rests on")
+    location: str = Field(
+        default="", description="Where the quote is: the source's address with a text fragment (#:~:text=...)"
+    )
 
 
 class CostEntry(BaseModel):
@@ -279,11 +284,17 @@ class QueryPlanOutput(BaseModel):
 
 
 class ExtractedFinding(BaseModel):
-    """One finding the LLM extracted from numbered sources."""
+    """One finding the LLM picked: the numbers of the passage sentences that state it.
 
-    text: str = Field(min_length=3, description="The fact, in one or two sentences.")
-    confidence: float = Field(ge=0.0, le=1.0, description="0.0-1.0 how well the sources support it")
-    sources: list[int] = Field(default_factory=list, description="Numbers of supporting sources")
+    `text` and `sources` are the older, written form (a fact in the model's words and the numbers
+    of its sources); they are accepted from endpoints that answer that way, but not asked for: the
+    engine then quotes the cited passage's sentences that best support the text.
+    """
+
+    sentences: list[int] = Field(default_factory=list, description="Numbers of 1-3 neighbouring sentences")
+    confidence: float = Field(default=0.7, ge=0.0, le=1.0, description="0.0-1.0 how plainly they state it")
+    text: SkipJsonSchema[str] = ""
+    sources: SkipJsonSchema[list[int]] = Field(default_factory=list)
 
 
 class DepthAssessmentOutput(BaseModel):

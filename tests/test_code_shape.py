@@ -21,7 +21,6 @@ ALLOWED: dict[str, str] = {
     "research_core/llm/local_model.py": "the model's assembly and its llama.cpp server, one module; not split here",
     "research_core/output/export.py": "Markdown, HTML and JSON exports in one module; not split here",
     "research_core/search/library.py": "document parsing, chunking and the FTS5 index in one module; not split here",
-    "research_core/research/step.py": "another change is reworking research steps; split after it lands",
     "research_core/research/step.py::research_step": "another change is reworking research steps",
 }
 

@@ -269,7 +269,7 @@ def test_findings_citing_source_99_are_dropped(tmp_path):
     assert not any("1850" in f["text"] for sq in result.sub_questions for f in sq["findings"])
     known = {s.id for s in result.sources}
     assert all(set(f["source_ids"]) <= known for sq in result.sub_questions for f in sq["findings"])
-    assert any("dropped (no valid source" in e.message for e in result.log)
+    assert any("dropped (no sentence shown" in e.message for e in result.log)
 
 
 def test_a_report_citing_source_99_loses_that_citation(tmp_path):

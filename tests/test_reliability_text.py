@@ -84,7 +84,11 @@ def test_bidi_controls_are_removed_from_titles_library_and_exports(tmp_path, scr
     library.add_text("invoice.md", f"# Invoice {BIDI}fdp.exe\n\nThe invoice is due in March.\n", kind="md")
     assert_clean(" ".join(d.title for d in library.list_documents()), "the library's titles")
     corpus = [
-        {"url": "https://example.com/react", "title": f"React {BIDI}guide", "snippet": f"React uses JSX {BIDI}."},
+        {
+            "url": "https://example.com/react",
+            "title": f"React {BIDI}guide",
+            "snippet": f"React uses JSX {BIDI}to build web applications.",
+        },
         {"url": "https://example.com/vue", "title": "Vue guide\x00\x07", "snippet": "Vue has reactive templates."},
     ]
     runner = make_runner(tmp_path, url, backends=[FixtureSearch(corpus=corpus)])

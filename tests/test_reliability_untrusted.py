@@ -49,9 +49,10 @@ def parroting_script() -> dict:
     """A naive model that copies the hostile markup into every answer it writes."""
 
     def findings(body: dict) -> str:
+        # it can only point at sentences: it picks the hostile ones that follow each first sentence too
         out = json.loads(default_reply("extract_findings", body))
         for f in out["findings"]:
-            f["text"] += f" {SCRIPT} {BEACON} {JS_LINK}"
+            f["sentences"] += [f["sentences"][0] + 1, f["sentences"][0] + 2]
         return json.dumps(out)
 
     def synthesis(body: dict) -> str:

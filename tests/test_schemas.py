@@ -17,8 +17,11 @@ def test_a_finding_dumps_exactly_the_fields_stored_runs_carry():
         "confidence": 0.7,
         "source_ids": ["s1"],
         "iteration": 2,
+        "quote": "",
+        "location": "",
     }
-    assert list(finding.model_dump()) == ["id", "sub_question_id", "text", "confidence", "source_ids", "iteration"]
+    fields = ["id", "sub_question_id", "text", "confidence", "source_ids", "iteration", "quote", "location"]
+    assert list(finding.model_dump()) == fields
 
 
 def test_a_finding_confidence_stays_within_0_and_1():

@@ -63,8 +63,11 @@ def test_findings_rest_on_the_passages_of_the_pages(tmp_path, scripted, web: Loc
 
     # the extraction prompt carried each read page's passages, not the search engine's teaser
     prompts = "\n".join(body["messages"][-1]["content"] for task, body in script.calls if task == "extract_findings")
+    quotes = {sid: f["quote"] for sq in result.sub_questions for f in sq["findings"] for sid in f["source_ids"]}
     for source in read:
-        assert source.snippet[:120] in prompts
+        # the quote is a sentence the prompt showed, taken from the page's passage
+        assert quotes[source.id] and quotes[source.id] in prompts
+        assert " ".join(quotes[source.id].split()) in " ".join(source.snippet.split())
         assert source.read_note.startswith("page read: passage")
 
     for sq in result.sub_questions:

@@ -2,7 +2,9 @@
 
 Shared by the Report page and the Compare page. The result's syntheses already carry global
 citation numbers: [n] is `result.sources[n-1]`. Citations become links to their source (http(s)
-only); citations of numbers past the source list are removed, as in the exports.
+only); citations of numbers past the source list are removed, as in the exports. A citation's
+tooltip shows its source's title and the quotes the findings citing it rest on, and the sources
+list is followed by those quotes, source by source, so the reader can check them.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import pandas as pd
 import streamlit as st
 
 from research_core.output.export import drop_missing_citations, export_result
+from research_core.output.quotes import QuotesBySource, citation_hover, quotes_by_source, result_findings
 from research_core.output.sanitize import safe_link
 from research_core.schemas import RunResult, Source
-from research_core.sources.labels import reading_label
 from research_core.text.citations import markers_to_numbered
 from research_core.text.markdown_fences import scan_fences
-from ui import widgets
+from ui import sources_view, widgets
 from ui.widgets import esc
 
 logger = logging.getLogger(__name__)
@@ -43,22 +45,34 @@ VERDICTS: dict[str, tuple[str, str, str]] = {
 _CITATION = re.compile(r"(?<!\\)\[(\d{1,3})\](?!\()")
 # Spans where a `[n]` is not a citation: inline code, and links the LLM wrote itself.
 _NOT_CITABLE = re.compile(r"(`+)[^`].*?\1|\[(?:\\.|[^\[\]\\]|\[[^\[\]]*\])*\]\([^)\n]*\)")
-_TITLE_UNSAFE = re.compile(r"[\"\\\x00-\x1f\x7f-\x9f]")
+_TITLE_UNSAFE = re.compile(r"[\"\\`\x00-\x1f\x7f-\x9f]")  # would end a link title or pair with a backtick outside it
 
 
 # ---- citations ----------------------------------------------------------------------------------
 
 
-def citation_targets(sources: Sequence[Source]) -> dict[int, tuple[str | None, str]]:
-    """Number -> (http(s) link or None, title) for each source, numbered from 1."""
-    return {n: (safe_link(s.url or ""), s.title or "") for n, s in enumerate(sources, start=1)}
+def citation_targets(
+    sources: Sequence[Source], quotes: QuotesBySource | None = None
+) -> dict[int, tuple[str | None, str]]:
+    """Number -> (http(s) link or None, tooltip) for each source, numbered from 1.
+
+    The tooltip is the source's title (at most 100 characters), then, when findings citing the
+    source have quotes, up to two of them (`citation_hover`).
+    """
+    targets: dict[int, tuple[str | None, str]] = {}
+    for n, source in enumerate(sources, start=1):
+        hover = widgets.shorten(_TITLE_UNSAFE.sub(" ", source.title or ""), 100) or f"source {n}"
+        said = citation_hover((quotes or {}).get(source.id, []))
+        if said:
+            hover += " — " + " ".join(_TITLE_UNSAFE.sub(" ", said).split())
+        targets[n] = (safe_link(source.url or ""), hover)
+    return targets
 
 
 def _citation_link(n: int, targets: Mapping[int, tuple[str | None, str]]) -> str:
-    link, title = targets.get(n, (None, ""))
+    link, hover = targets.get(n, (None, ""))
     if not link:
         return f"\\[{n}\\]"
-    hover = widgets.shorten(_TITLE_UNSAFE.sub(" ", title), 100) or f"source {n}"
     return f'[\\[{n}\\]](<{link}> "{hover}")'
 
 
@@ -87,18 +101,23 @@ def link_citations(md: str, targets: Mapping[int, tuple[str | None, str]]) -> st
     return "\n".join(out)
 
 
-def cited_markdown(text: str | None, sources: Sequence[Source], top_heading: int = 4) -> tuple[str, int]:
+def cited_markdown(
+    text: str | None, sources: Sequence[Source], top_heading: int = 4, quotes: QuotesBySource | None = None
+) -> tuple[str, int]:
     """The LLM's Markdown made safe, with `[n]` linked to its source and citations of missing sources removed.
 
-    Returns the Markdown and how many citations were removed.
+    A link's tooltip shows the source's title and its `quotes`. Returns the Markdown and how many
+    citations were removed.
     """
     cleaned, removed = drop_missing_citations(widgets.clean_md(text, top_heading), len(sources))
-    return link_citations(cleaned, citation_targets(sources)), removed
+    return link_citations(cleaned, citation_targets(sources, quotes)), removed
 
 
-def show_cited(text: str | None, sources: Sequence[Source], empty: str, top_heading: int = 4) -> None:
+def show_cited(
+    text: str | None, sources: Sequence[Source], empty: str, top_heading: int = 4, quotes: QuotesBySource | None = None
+) -> None:
     """Render the LLM's Markdown with linked citations, and say when citations were removed."""
-    md, removed = cited_markdown(text, sources, top_heading)
+    md, removed = cited_markdown(text, sources, top_heading, quotes)
     st.markdown(md or empty)
     if removed:
         st.caption(
@@ -188,38 +207,7 @@ def quality_row(result: RunResult) -> None:
             st.caption("No gaps were found.")
 
 
-# ---- sources and downloads --------------------------------------------------------------------------
-
-
-def sources_frame(result: RunResult) -> pd.DataFrame:
-    """Sources numbered as cited: title, clickable http(s) link, location, backend, how read, branch."""
-    rows = []
-    for n, source in enumerate(result.sources, start=1):
-        link = safe_link(source.url)
-        rows.append(
-            {
-                "#": n,
-                "title": source.title or "(untitled)",
-                "link": link,
-                "location": None if link else source.url,
-                "backend": source.backend,
-                "read": reading_label(source.backend, source.read) or "document",
-                "branch": source.sub_question_id or "",
-            }
-        )
-    return pd.DataFrame(rows, columns=["#", "title", "link", "location", "backend", "read", "branch"])
-
-
-def reading_summary(result: RunResult) -> str:
-    """How many web sources were read as pages, e.g. "3 of 5 web sources were read as pages; …"."""
-    web = [s for s in result.sources if s.backend != "library"]
-    if not web:
-        return ""
-    read = sum(1 for s in web if s.read == "page")
-    return (
-        f"{read} of {len(web)} web sources were read as pages (their most relevant passages); "
-        "the others by their search snippet only."
-    )
+# ---- downloads --------------------------------------------------------------------------
 
 
 def downloads(result: RunResult, key_prefix: str) -> None:
@@ -246,8 +234,8 @@ def downloads(result: RunResult, key_prefix: str) -> None:
 # ---- branches and hypotheses ------------------------------------------------------------------------
 
 
-def branch_syntheses(result: RunResult) -> None:
-    """Each branch's answer in an expander, numbered 1, 1.1, 2 … in tree order."""
+def branch_syntheses(result: RunResult, quotes: QuotesBySource | None = None) -> None:
+    """Each branch's answer in an expander, numbered 1, 1.1, 2 … in tree order; citations show `quotes`."""
     numbers = widgets.branch_numbers(result.sub_questions)
     for sq in result.sub_questions:
         number = numbers.get(sq["id"], "")
@@ -260,7 +248,9 @@ def branch_syntheses(result: RunResult) -> None:
                 f"{widgets.plural(int(sq.get('iteration_count') or 0), 'iteration')}"
                 + (f" · confidence {float(confidence):.2f}" if confidence is not None else "")
             )
-            show_cited(sq.get("synthesis"), result.sources, "_No synthesis for this branch._", top_heading=5)
+            show_cited(
+                sq.get("synthesis"), result.sources, "_No synthesis for this branch._", top_heading=5, quotes=quotes
+            )
 
 
 def hypotheses(result: RunResult) -> list[dict[str, Any]]:
@@ -301,8 +291,9 @@ def hypotheses_frame(result: RunResult) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["#", "hypothesis", "verdict", "confidence", "prior", "pivot", "pivot of"])
 
 
-def hypothesis_cards(result: RunResult, *, key_prefix: str) -> None:
-    """The hypotheses: a verdict summary and table, then one card each with evidence and pivots."""
+def hypothesis_cards(result: RunResult, *, key_prefix: str, quotes: QuotesBySource | None = None) -> None:
+    """The hypotheses: a verdict summary and table, then one card each with evidence (citations
+    showing `quotes`) and pivots."""
     hyps = hypotheses(result)
     numbers = widgets.branch_numbers(result.sub_questions)
     numbering = {s.id: n for n, s in enumerate(result.sources, start=1)}
@@ -347,7 +338,7 @@ def hypothesis_cards(result: RunResult, *, key_prefix: str) -> None:
             evidence = markers_to_numbered(str(h.get("evidence") or ""), numbering)
             if evidence.strip():
                 st.markdown("**Evidence**")
-                show_cited(evidence, result.sources, "", top_heading=5)
+                show_cited(evidence, result.sources, "", top_heading=5, quotes=quotes)
             elif not verdict:
                 st.caption(f"Not judged ({esc(sq.get('status') or 'pending')}).")
             if h.get("pivot"):
@@ -365,28 +356,12 @@ def report(result: RunResult, *, key_prefix: str = "report", compact: bool = Fal
         widgets.totals_row(totals(result))
         quality_row(result)
     widgets.show_warnings(result.warnings)
-    show_cited(result.final_answer, result.sources, "_The run produced no answer._")
+    quotes = quotes_by_source(result_findings(result))
+    show_cited(result.final_answer, result.sources, "_The run produced no answer._", quotes=quotes)
     if hypotheses(result):
         st.markdown("#### Hypotheses")
-        hypothesis_cards(result, key_prefix=key_prefix)
+        hypothesis_cards(result, key_prefix=key_prefix, quotes=quotes)
     if result.mode in ("hierarchical", "hypothesis") and result.sub_questions:
         st.markdown("#### Branch syntheses" if result.mode == "hypothesis" else "#### Branches")
-        branch_syntheses(result)
-    st.markdown("#### Sources")
-    if result.sources:
-        if reading_summary(result):
-            st.caption(reading_summary(result))
-        st.dataframe(
-            sources_frame(result),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "#": st.column_config.NumberColumn("#", width=40),
-                "title": st.column_config.TextColumn("title", width="large"),
-                "link": st.column_config.LinkColumn("link", width="medium"),
-                "location": st.column_config.TextColumn("location", width="small"),
-            },
-            key=f"{key_prefix}_sources",
-        )
-    else:
-        st.caption("No sources were found.")
+        branch_syntheses(result, quotes)
+    sources_view.sources_section(result, quotes, key_prefix=key_prefix)

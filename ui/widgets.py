@@ -17,6 +17,7 @@ from typing import Any
 
 import streamlit as st
 
+from research_core.output.quotes import finding_quote, quote_markdown
 from research_core.output.sanitize import clean_llm_markdown, escape_markdown, redact_secrets, safe_link
 from research_core.sources.labels import reading_label, reasons_text
 from research_core.text.citations import cited_source_ids, global_numbering, markers_to_numbered
@@ -201,7 +202,8 @@ def findings_markdown(
     sources_by_id: Mapping[str, Mapping[str, Any]],
     numbering: Mapping[str, int],
 ) -> str:
-    """Findings as a Markdown list with confidence and their sources as links."""
+    """Findings as a Markdown list with confidence, their sources as links and, under each, the quote
+    of its source it rests on (with a link to the quote's place on the page) when it has one."""
     lines = []
     for f in findings:
         refs = []
@@ -216,8 +218,17 @@ def findings_markdown(
         line = f"- **{confidence:.2f}** · {esc(f.get('text'))}"
         if refs:
             line += "  \n  " + " · ".join(refs)
+        quote = finding_quote_markdown(f)
+        if quote:
+            line += "\n  > " + quote
         lines.append(line)
     return "\n".join(lines)
+
+
+def finding_quote_markdown(finding: Mapping[str, Any]) -> str:
+    """A finding's quote as inline Markdown (`"text" — link`, escaped, key-like strings redacted), or ""."""
+    quote = finding_quote(finding)
+    return redact_secrets(quote_markdown(quote)) if quote is not None else ""
 
 
 def cited_sources_markdown(

@@ -6,6 +6,9 @@ passes the LLM's Markdown through `clean_llm_markdown`; the HTML page is rendere
 Markdown with raw HTML disabled and then sanitised again with nh3. Citations `[n]` that
 point past the source list are removed, so a report never cites a source it does not list.
 Strings that look like API keys are redacted in every format.
+
+So the reader can check a citation, each source is listed with the quotes of the findings citing
+it (`research_core.output.quotes`), and in the HTML a citation's tooltip shows them.
 """
 
 from __future__ import annotations
@@ -19,9 +22,19 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import nh3
+import pydantic_core
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from research_core.output.quotes import (
+    SourceQuote,
+    citation_hover,
+    distinct_quotes,
+    quote_markdown,
+    quotes_by_source,
+    quotes_json,
+    result_findings,
+)
 from research_core.output.sanitize import (
     clean_llm_markdown,
     escape_markdown,
@@ -92,10 +105,16 @@ class _Block:
 
 @dataclass
 class _Report:
-    """The report in three parts, so the HTML can give each source entry an anchor."""
+    """The report in three parts, so the HTML can give each source entry an anchor.
+
+    `quotes[i]` are the Markdown quote lines of source number i + 1 and `hovers[n]` the tooltip of
+    a citation `[n]`; both are empty for a run whose findings have no quotes.
+    """
 
     head: list[_Block] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # entry i is source number i + 1
+    quotes: list[list[str]] = field(default_factory=list)
+    hovers: dict[int, str] = field(default_factory=dict)
     tail: list[_Block] = field(default_factory=list)
 
 
@@ -287,6 +306,23 @@ def _source_entry(number: int, source: Source) -> str:
     return entry
 
 
+def _quote_lines(quotes: list[SourceQuote]) -> list[str]:
+    """A source's distinct quotes as inline Markdown lines (`"text" — link`), for under its entry."""
+    return [quote_markdown(q) for q in distinct_quotes(quotes)]
+
+
+def _markdown_source_item(entry: str, quotes: list[str]) -> str:
+    """A source's list item: its entry, then its quotes as one block quote, a paragraph each.
+
+    The quote lines are indented into the item and separated by `>` lines, not blank ones, so the
+    list stays tight and renders as before for a source without quotes.
+    """
+    item = f"- {entry}"
+    if quotes:
+        item += "\n" + "\n  >\n".join(f"  > {line}" for line in quotes)
+    return item
+
+
 def statements_line(result: RunResult) -> str:
     """'N of M statements supported by their cited sources', counting every factual statement written."""
     s = result.synthesis
@@ -308,6 +344,11 @@ def _build_report(result: RunResult) -> _Report:
     if result.sub_questions:
         report.head.extend(_branch_blocks(result, numbers))
     report.sources = [_source_entry(i, s) for i, s in enumerate(result.sources, start=1)]
+    quotes = quotes_by_source(result_findings(result))
+    report.quotes = [_quote_lines(quotes.get(s.id, [])) for s in result.sources]
+    report.hovers = {
+        n: hover for n, s in enumerate(result.sources, start=1) if (hover := citation_hover(quotes.get(s.id, [])))
+    }
     gaps = (result.coverage or {}).get("gaps") or []
     covered = (result.coverage or {}).get("covered") or []
     if result.warnings or gaps:
@@ -334,7 +375,7 @@ def to_markdown(result: RunResult) -> str:
     parts = [block.markdown for block in report.head]
     parts.append("## Sources")
     if report.sources:
-        parts.append("\n".join(f"- {entry}" for entry in report.sources))
+        parts.append("\n".join(_markdown_source_item(e, q) for e, q in zip(report.sources, report.quotes, strict=True)))
     else:
         parts.append("*No sources were collected.*")
     parts.extend(block.markdown for block in report.tail)
@@ -367,6 +408,7 @@ _ALLOWED_TAGS = {
     "section",
 }
 _ALLOWED_ATTRIBUTES = {"a": {"href"}, "li": {"id"}, "ol": {"start"}, "th": {"style"}, "td": {"style"}}
+_TITLE_CHARS = 1000  # a tooltip holds two clipped quotes; nothing needs more
 _SOURCE_ANCHOR = re.compile(r"#source-\d{1,3}")
 _SOURCE_ID = re.compile(r"source-\d{1,3}")
 _TABLE_ALIGN = re.compile(r"text-align:(left|right|center)")
@@ -398,8 +440,8 @@ def _markdown_renderer() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
-def _link_citations(children: list[Token], source_count: int) -> list[Token]:
-    """Turn `[n]` in plain text (not inside a link) into links to `#source-n`."""
+def _link_citations(children: list[Token], source_count: int, hovers: dict[int, str]) -> list[Token]:
+    """Turn `[n]` in plain text (not inside a link) into links to `#source-n`, titled `hovers[n]` if it has one."""
     out: list[Token] = []
     depth = 0
     for token in children:
@@ -417,7 +459,8 @@ def _link_citations(children: list[Token], source_count: int) -> list[Token]:
                 continue
             if match.start() > position:
                 out.append(Token("text", "", 0, content=token.content[position : match.start()]))
-            out.append(Token("link_open", "a", 1, attrs={"href": f"#source-{n}"}, markup="citation"))
+            attrs = {"href": f"#source-{n}"} | ({"title": hovers[n]} if hovers.get(n) else {})
+            out.append(Token("link_open", "a", 1, attrs=attrs, markup="citation"))
             out.append(Token("text", "", 0, content=f"[{n}]"))
             out.append(Token("link_close", "a", -1, markup="citation"))
             position = match.end()
@@ -426,22 +469,25 @@ def _link_citations(children: list[Token], source_count: int) -> list[Token]:
     return out
 
 
-def _render_block(md: MarkdownIt, block: _Block, source_count: int) -> str:
+def _render_block(md: MarkdownIt, block: _Block, source_count: int, hovers: dict[int, str]) -> str:
     tokens = md.parse(block.markdown)
     if block.cites:
         for token in tokens:
             if token.type == "inline" and token.children:
-                token.children = _link_citations(token.children, source_count)
+                token.children = _link_citations(token.children, source_count, hovers)
     return md.renderer.render(tokens, md.options, {})
 
 
 def _keep_attribute(tag: str, attribute: str, value: str) -> str | None:
-    """nh3 attribute filter: only source anchors as ids, only text alignment as style."""
+    """nh3 attribute filter: only source anchors as ids, only text alignment as style, titles cut to
+    `_TITLE_CHARS` (nh3 keeps `title` on every tag, as plain text that its serialiser escapes)."""
     if attribute == "id":
         return value if _SOURCE_ID.fullmatch(value) else None
     if attribute == "style":
         match = _TABLE_ALIGN.fullmatch(value.replace(" ", "").rstrip(";"))
         return f"text-align: {match.group(1)}" if match else None
+    if attribute == "title":
+        return value[:_TITLE_CHARS]
     if attribute == "start":
         return value if value.isdigit() and len(value) <= 9 else None
     return value
@@ -456,8 +502,8 @@ def sanitize_html(fragment: str) -> str:
     """Sanitise an HTML fragment of a report with a conservative allow-list (nh3).
 
     Kept: headings, paragraphs, lists, emphasis, code, quotes, tables and links to http(s)
-    URLs or `#source-n` anchors (with `rel="noopener noreferrer nofollow"`); everything else,
-    event handlers and styles included, is removed.
+    URLs or `#source-n` anchors (with `rel="noopener noreferrer nofollow"`), and `title`
+    tooltips as escaped text; everything else, event handlers and styles included, is removed.
     """
     return nh3.clean(
         fragment,
@@ -473,24 +519,30 @@ def sanitize_html(fragment: str) -> str:
     )
 
 
+def _html_quotes(md: MarkdownIt, quotes: list[str]) -> str:
+    """A source's quote lines as one `<blockquote>` each, "" when it has none."""
+    return "".join(md.render(f"> {line}") for line in quotes)
+
+
 def to_html(result: RunResult) -> str:
     """The run as a standalone HTML5 page: inline CSS, no scripts, no external resources."""
     result = redact_result(result)
     report = _build_report(result)
     md = _markdown_renderer()
     count = len(report.sources)
-    body = [_render_block(md, block, count) for block in report.head]
+    body = [_render_block(md, block, count, report.hovers) for block in report.head]
     body.append('<section class="sources">\n<h2>Sources</h2>\n')
     if report.sources:
         body.append("<ul>\n")
         body.extend(
-            f'<li id="source-{n}">{md.renderInline(entry)}</li>\n' for n, entry in enumerate(report.sources, start=1)
+            f'<li id="source-{n}">{md.renderInline(entry)}{_html_quotes(md, quotes)}</li>\n'
+            for n, (entry, quotes) in enumerate(zip(report.sources, report.quotes, strict=True), start=1)
         )
         body.append("</ul>\n")
     else:
         body.append("<p><em>No sources were collected.</em></p>\n")
     body.append("</section>\n")
-    body.extend(_render_block(md, block, count) for block in report.tail)
+    body.extend(_render_block(md, block, count, report.hovers) for block in report.tail)
     title = html.escape(" ".join(strip_control_chars(result.question).split()) or "Research report")
     page = (
         "<!DOCTYPE html>\n"
@@ -517,9 +569,23 @@ def _html_safe(json_text: str) -> str:
     return json_text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
+def _json_data(result: RunResult) -> dict[str, Any]:
+    """The result dumped as JSON data, each source with a `quotes` list of the findings citing it.
+
+    `quotes` is not a field of `Source` (which ignores unknown keys), so the JSON still loads back
+    into an equal RunResult; a source no quoted finding cites gets an empty list.
+    """
+    data = result.model_dump(mode="json")
+    quotes = quotes_by_source(result_findings(result))
+    for source in data["sources"]:
+        source["quotes"] = quotes_json(quotes.get(source["id"], []))
+    return data
+
+
 def to_json(result: RunResult) -> str:
-    """The RunResult as indented, HTML-safe JSON, with anything that looks like an API key redacted."""
-    return _html_safe(redact_result(result).model_dump_json(indent=2))
+    """The RunResult as indented, HTML-safe JSON, with anything that looks like an API key redacted;
+    each source also lists the quotes of the findings that cite it."""
+    return _html_safe(pydantic_core.to_json(_json_data(redact_result(result)), indent=2).decode())
 
 
 def to_jsonl(result: RunResult) -> str:

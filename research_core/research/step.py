@@ -11,28 +11,26 @@ from langgraph.runtime import Runtime
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
-from research_core.planning.question_shape import frame_terms, stand_alone, with_frame
+from research_core.planning.question_shape import frame_terms, stand_alone, subjects, with_frame
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.depth import can_drill_down, evaluate_depth
-from research_core.research.evidence import about_branch, attribute, duplicate_of, source_relevance
+from research_core.research.evidence import source_relevance
+from research_core.research.extraction import extract_findings
 from research_core.research.first_queries import first_queries, fresh_queries
+from research_core.research.navigation import navigation_reason
 from research_core.research.part_coverage import uncovered_parts
 from research_core.research.shown_passages import not_shown_before
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import (
-    Finding,
-    FindingsOutput,
     LogEntry,
     QueryPlanOutput,
     Source,
     SubQuestion,
-    stable_id,
 )
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
 from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
 from research_core.sources.reader import read_sources
-from research_core.text.windows import best_window
 from research_core.text.words import folded
 
 logger = logging.getLogger(__name__)
@@ -195,10 +193,17 @@ def run_searches(
 
 
 def keep_relevant(question: str, sources: list[Source], limit: int, branch_id: str) -> tuple[list[Source], list[dict]]:
-    """The best `limit` sources that pass the relevance gate, and log entries naming those refused."""
+    """The best `limit` sources that pass the relevance gate, and log entries naming those refused.
+
+    Navigation pages (indexes, site maps, change logs: `research.navigation`) are never evidence.
+    """
     kept: list[Source] = []
     refused: list[str] = []
     for source in sources:
+        navigation = navigation_reason(source.title, source.url, source.snippet)
+        if navigation:
+            refused.append(f"{source.title or source.url} ({navigation})")
+            continue
         verdict = source_relevance(question, source)
         if verdict.ok:
             kept.append(source)
@@ -216,6 +221,16 @@ def keep_relevant(question: str, sources: list[Source], limit: int, branch_id: s
     return kept[:limit], log
 
 
+def about_subject_first(question: str, sources: list[Source]) -> list[Source]:
+    """`sources` with those whose title or address names a subject of `question` first (order kept
+    otherwise): a branch about one system reads that system's own documentation before pages that
+    only mention it."""
+    names = [n.lower() for n in subjects(question) if len(n) > 1]
+    if not names:
+        return sources
+    return sorted(sources, key=lambda s: not any(n in f"{s.title} {s.url}".lower() for n in names))
+
+
 def evidence_topic(branch: SubQuestion, question: str) -> str:
     """What a branch's evidence must be about: its question (with the main question's subjects when it
     names none, as an edited or drilled-down question may not), or a hypothesis within the main question."""
@@ -224,88 +239,6 @@ def evidence_topic(branch: SubQuestion, question: str) -> str:
         frame = frame_terms(topic, question)
         return f"{topic} ({frame})" if frame else topic
     return f"{branch.question_text} ({question})"
-
-
-def extract_findings(
-    services: Services,
-    branch: SubQuestion,
-    sources: list[Source],
-    known: list[dict],
-    iteration: int,
-    topic: str | None = None,
-) -> tuple[list[dict], list[Source], dict]:
-    """Ask the model for findings from numbered sources; keep only those that pass the evidence gates.
-
-    Each kept finding cites the one shown source whose text supports it best; findings no source
-    supports, findings not about the branch and near-repeats of known findings are refused and logged.
-    """
-    chars = prompt_budget(services)[1]
-    focus = topic or branch.question_text
-    listing = "\n\n".join(
-        f"[{i}] {s.title}\n{s.url}\n{best_window(s.snippet, focus, chars)}" for i, s in enumerate(sources, start=1)
-    )
-    system, user = render_prompt("extract_findings", sub_question=research_focus(branch), sources=listing)
-    try:
-        out, entries = services.llm.structured(
-            "extract_findings", FindingsOutput, system, user, node="research_step", branch=branch.id, max_tokens=700
-        )
-    except StructuredOutputError as exc:
-        entry = LogEntry(
-            node="research_step",
-            branch=branch.id,
-            kind="fallback",
-            message="Finding extraction failed for this iteration; no findings recorded.",
-            reasoning=exc.user_message,
-        )
-        return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    known_texts = [f["text"] for f in known]
-    findings: list[dict] = []
-    cited: dict[str, Source] = {}
-    refused: list[str] = []
-    for item in out.findings:
-        refs = [sources[n - 1] for n in dict.fromkeys(item.sources) if 1 <= n <= len(sources)]
-        text = " ".join(item.text.split())
-        if not text:
-            continue
-        source, share = attribute(text, refs, sources)
-        twin = duplicate_of(text, known_texts)
-        if source is None:
-            refused.append(f"unsupported by its sources ({share:.0%} of its words): {text[:120]!r}")
-            continue
-        if not about_branch(text, topic or branch.question_text):
-            refused.append(f"not about this sub-question: {text[:120]!r}")
-            continue
-        if twin is not None:
-            refused.append(f"merged into an earlier finding ({twin[:80]!r}): {text[:80]!r}")
-            continue
-        known_texts.append(text)
-        cited[source.id] = source
-        findings.append(
-            Finding(
-                id=stable_id(branch.id, text),
-                sub_question_id=branch.id,
-                text=text,
-                confidence=item.confidence,
-                source_ids=[source.id],
-                iteration=iteration,
-            ).model_dump()
-        )
-    dropped = len(refused)
-    message = f"{len(findings)} new findings"
-    if dropped:
-        message += f"; {dropped} dropped (no valid source, unsupported, off-topic or duplicate)"
-    entry = LogEntry(node="research_step", branch=branch.id, message=message, reasoning=out.reasoning)
-    log = [entry.model_dump()]
-    if refused:
-        log.append(
-            LogEntry(
-                node="research_step",
-                branch=branch.id,
-                kind="evidence",
-                message=f"Refused {len(refused)} finding(s): " + "; ".join(refused[:8]),
-            ).model_dump()
-        )
-    return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": log}
 
 
 def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
@@ -357,7 +290,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     new_findings: list[dict] = []
     cited: list[Source] = []
     if sources:
-        new_findings, cited, extra = extract_findings(services, branch, sources, known, iteration, topic)
+        new_findings, cited, extra = extract_findings(services, branch, sources, known, iteration, topic, chars)
         costs += extra["costs"]
         log += extra["log"]
     else:

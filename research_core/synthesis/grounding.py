@@ -1,25 +1,31 @@
 """Grounded writing: every factual statement cites a source whose text supports it, or it goes.
 
 The model writes; the engine checks each statement (a sentence of five or more words that is not
-a heading, a "no evidence" remark or part of a limitations section):
-- a citation whose source does not support the statement is removed;
-- a statement left without a citation gets the best-supporting source among those allowed;
-- a statement no allowed source supports is removed, and counted.
+a heading, a "no evidence" remark or part of a limitations section) with `claim_check`: half of
+its words, every distinctive term and every negation in the quotes it cites, one subject per
+cited claim (a comparison cites a source for each side):
+- the model's own citations are kept when they back the statement;
+- otherwise the engine tries its best source, its best pair, and one source per subject named;
+- a statement nothing backs is removed, and counted, with the reason in the log;
+- a framing sentence ("X and Y differ in ...") carries no citation and is not counted; a
+  sentence not about the question is removed.
 
-Support is lexical (`research.evidence.support_share` against the source's passage), so it
-holds whatever model wrote the text. Text carries citations as `[[src:<id>]]` markers.
+Every check is code, so it holds whatever model wrote the text. Text carries citations as
+`[[src:<id>]]` markers.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from research_core.research.evidence import SUPPORT_BAR, source_text, support_share
+from research_core.research.evidence import SUPPORT_BAR, support_share
+from research_core.synthesis.claim_check import Evidence, build_evidence, check_claim, is_framing, off_topic
 from research_core.text.citations import cited_source_ids
+from research_core.text.names import named_in
 
-_MARKER = re.compile(r"\s*\[\[src:([0-9a-f]+)\]\]")
+_MARKER = re.compile(r"\s*\[\[src:([^\]]+)\]\]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
 _BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 _NOT_A_CLAIM = re.compile(
@@ -46,6 +52,7 @@ class Grounded:
     supported: int = 0
     attached: int = 0
     removed: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  # why each removed statement went, in the same order
 
 
 def is_claim(sentence: str) -> bool:
@@ -69,32 +76,73 @@ def _ranked(claim: str, texts: Mapping[str, str]) -> list[tuple[float, str]]:
     return sorted(((support_share(claim, t), sid) for sid, t in texts.items()), reverse=True)
 
 
-def _ground_sentence(sentence: str, texts: Mapping[str, str], out: Grounded) -> str | None:
-    """The sentence with only supporting citations (one attached if needed), or None to remove it."""
+@dataclass(frozen=True)
+class ClaimContext:
+    """What every sentence of one text is checked against: each source's evidence, the question's
+    subjects (names) and its words (the topic)."""
+
+    evidence: Mapping[str, Evidence]
+    names: tuple[str, ...] = ()
+    topic: str = ""
+
+    @property
+    def texts(self) -> dict[str, str]:
+        """Source id -> its evidence text."""
+        return {sid: e.text for sid, e in self.evidence.items()}
+
+
+def _candidates(bare: str, cited: list[str], context: ClaimContext) -> list[list[str]]:
+    """Citation sets to try for a sentence, the model's own first: all it cited, each alone, then the
+    engine's best source, best pair, and one best source per subject the sentence names."""
+    ranked = [sid for _, sid in _ranked(bare, context.texts)]
+    out: list[list[str]] = []
+    if cited:
+        out += [cited, *([sid] for sid in cited if len(cited) > 1)]
+    out += [ranked[:1], ranked[:2]]
+    per_subject = []
+    for name in named_in(bare, context.names):
+        about = [sid for sid in ranked if name in context.evidence[sid].subjects]
+        if about and about[0] not in per_subject:
+            per_subject.append(about[0])
+    if per_subject:
+        out.append(per_subject)
+    unique: list[list[str]] = []
+    for group in out:
+        if group and group not in unique:
+            unique.append(group)
+    return unique
+
+
+def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded) -> str | None:
+    """The sentence with citations its sources back (`claim_check`), or None to remove it.
+
+    A framing sentence loses its citations and is not counted as a claim; an off-topic one goes.
+    """
     bare = _MARKER.sub("", sentence).strip()
-    kept = [
-        sid for sid in cited_source_ids(sentence) if sid in texts and support_share(bare, texts[sid]) >= SUPPORT_BAR
-    ]
+    if is_framing(bare, context.names):
+        return bare
     out.statements += 1
-    if kept:
-        out.supported += 1
-        cleaned = _MARKER.sub(lambda m: f" [[src:{m.group(1)}]]" if m.group(1) in kept else "", sentence)
-        return cleaned.strip()
-    cited = [sid for sid in cited_source_ids(sentence) if sid in texts]
-    if len(cited) > 1 and support_share(bare, " ".join(texts[sid] for sid in cited)) >= SUPPORT_BAR:
-        # a comparison drawing on several cited sources: together they support it
-        out.supported += 1
-        return sentence.strip()
-    scored = _ranked(bare, texts)
-    if scored and scored[0][0] >= SUPPORT_BAR:
-        out.supported += 1
-        out.attached += 1
-        return _with_marker(bare, scored[0][1])
-    if len(scored) > 1 and support_share(bare, f"{texts[scored[0][1]]} {texts[scored[1][1]]}") >= SUPPORT_BAR:
-        out.supported += 1
-        out.attached += 2
-        return _with_marker(_with_marker(bare, scored[0][1]), scored[1][1])
+    cited = [sid for sid in cited_source_ids(sentence) if sid in context.evidence]
+    reason = "no source"
+    for group in _candidates(bare, cited, context):
+        why = check_claim(bare, group, context.evidence, context.names)
+        if why is None and off_topic(
+            f"{bare} {' '.join(context.evidence[sid].text for sid in group)}", context.topic, context.names
+        ):
+            why = "not about the question"
+        if why is None:
+            out.supported += 1
+            if group == cited:
+                return sentence.strip()
+            out.attached += len([sid for sid in group if sid not in cited])
+            marked = bare
+            for sid in group:
+                marked = _with_marker(marked, sid)
+            return marked
+        if group == cited or reason == "no source":
+            reason = why
     out.removed.append(bare)
+    out.reasons.append(reason)
     return None
 
 
@@ -108,17 +156,27 @@ def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> l
         closed = block if len(block) > 1 and _FENCE.match(block[-1].strip()) else [*block, "```"]
         return [*closed, f"(code as in [[src:{scored[0][1]}]])"]
     out.removed.append(body[:160])
+    out.reasons.append("code no source shows")
     return []
 
 
-def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
+def ground_text(
+    text: str,
+    sources: Mapping[str, Mapping],
+    quotes: Mapping[str, list[str]] | None = None,
+    names: Iterable[str] = (),
+    topic: str = "",
+) -> Grounded:
     """Check every factual statement of `text` against `sources` (id -> source record).
 
-    A fenced code block counts as one statement: no source showing it, no block (a small model's
-    code is written from memory).
+    `quotes` (source id -> the quotes findings took from it) is what a source is checked by, its
+    passage when it has none; `names` are the question's subjects and `topic` its words
+    (`claim_check`). A fenced code block counts as one statement: no source showing it, no block
+    (a small model's code is written from memory).
     """
     out = Grounded(text="")
-    texts = {sid: source_text(dict(s)) for sid, s in sources.items()}
+    context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
+    texts = context.texts
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)
     lines: list[str] = []
     unchecked = False
@@ -149,7 +207,7 @@ def ground_text(text: str, sources: Mapping[str, Mapping]) -> Grounded:
             if not is_claim(sentence):
                 kept.append(sentence)
                 continue
-            grounded = _ground_sentence(sentence, texts, out)
+            grounded = _ground_sentence(sentence, context, out)
             if grounded is not None:
                 kept.append(grounded)
         rebuilt = " ".join(s for s in kept if s.strip())
@@ -173,4 +231,9 @@ def grounding_note(result: Grounded) -> str:
 
 def removed_note(result: Grounded, limit: int) -> str:
     """The reasoning-log line naming the first `limit` statements grounding removed (empty when none)."""
-    return "Removed: " + " | ".join(r[:160] for r in result.removed[:limit]) if result.removed else ""
+    if not result.removed:
+        return ""
+    reasons = [*result.reasons, *[""] * len(result.removed)]
+    return "Removed: " + " | ".join(
+        f"{r[:160]} ({why})" if why else r[:160] for r, why in zip(result.removed[:limit], reasons, strict=False)
+    )

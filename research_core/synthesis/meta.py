@@ -11,8 +11,10 @@ from research_core.output.sanitize import strip_terminal_escapes
 from research_core.schemas import LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
+from research_core.synthesis.claim_check import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
-from research_core.synthesis.report import assemble_report, branch_section, drop_sections
+from research_core.synthesis.report import assemble_report, branch_section, drop_sections, limitations
+from research_core.synthesis.sides import side_gaps
 from research_core.text.citations import (
     cited_source_ids,
     drop_unknown_numbers,
@@ -51,8 +53,13 @@ def assembled_report(state: ResearchState, numbering: dict[str, int], overview: 
         branch_section(numbers.get(b["id"], b["id"]), b["question_text"], markers_to_numbered(text, numbering))
         for b, text in ordered_syntheses(state)
     ]
-    gaps = (state.get("coverage") or {}).get("gaps") or []
+    gaps = [*((state.get("coverage") or {}).get("gaps") or []), *cited_side_gaps(state, numbering)]
     return assemble_report(overview, sections, gaps) or "No branch produced an answer."
+
+
+def cited_side_gaps(state: ResearchState, numbering: dict[str, int]) -> list[str]:
+    """Limitations lines for the options of a comparison that no cited source is about (`synthesis.sides`)."""
+    return side_gaps(state["question"], [s for s in state.get("sources", []) if s["id"] in numbering])
 
 
 def report_fallback(
@@ -78,6 +85,8 @@ def report_without_overview(
     """
     if state.get("mode") == "flat":
         final = markers_to_numbered(pieces[0][1], numbering) if pieces else "No answer could be produced."
+        if pieces:
+            final = "\n\n".join(p for p in (final, limitations(cited_side_gaps(state, numbering))) if p)
         return {"final_answer": final, "status": "completed"}
     if pieces and not numbering:
         parts = "\n".join(f"- {b['question_text']}" for b, _ in pieces)
@@ -129,7 +138,9 @@ def ground_overview(state: ResearchState, text: str, numbering: dict[str, int]) 
     """The overview grounded in the sources its branch answers cite (sections it adds are dropped)."""
     reverse = {n: sid for sid, n in numbering.items()}
     allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
-    return ground_text(drop_sections(numbered_to_markers(text, reverse)[0]), allowed)
+    question = state["question"]
+    body = drop_sections(numbered_to_markers(text, reverse)[0])
+    return ground_text(body, allowed, finding_quotes(state.get("findings", [])), question_subjects(question), question)
 
 
 def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:

@@ -17,7 +17,8 @@ from research_core.planning.hypotheses import judge_hypothesis
 from research_core.research.evidence import support_share
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
-from research_core.synthesis.grounding import ground_text, grounding_note, removed_note
+from research_core.synthesis.claim_check import finding_quotes, question_subjects
+from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.verification import verify_citations
 from research_core.text.citations import (
     cited_source_ids,
@@ -78,7 +79,8 @@ def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> di
     if not findings and not children:
         answer = no_evidence_answer(branch)
     else:
-        answer = answer_branch(services, branch, findings, children, payload.get("sources", []))
+        sources = payload.get("sources", [])
+        answer = answer_branch(services, branch, findings, children, sources, payload.get("question", ""))
     services.emit({"type": "branch_completed", "branch": branch.id})
     return answer.update(branch.id)
 
@@ -101,12 +103,17 @@ def local_numbering(findings: list[dict], children: list[dict], sources: list[di
     return {sid: i for i, sid in enumerate((sid for sid in ordered_ids if sid in known), start=1)}
 
 
-def findings_for_prompt(findings: list[dict], bullet_list: str) -> str:
-    """The findings' bullet list with each finding's confidence, as the prompts show it."""
-    return "\n".join(
-        f"- (confidence {f['confidence']:.1f}) {line[2:]}"
-        for f, line in zip(findings, bullet_list.splitlines(), strict=True)
-    )
+def findings_for_prompt(findings: list[dict], bullet_list: str, titles: dict[str, str] | None = None) -> str:
+    """The findings' bullet list with each finding's confidence and, given `titles` (source id -> title),
+    the page it is quoted from, as the prompts show it: a quote that does not name its system is
+    still read as being about the page's subject."""
+    titles = titles or {}
+    lines = []
+    for f, line in zip(findings, bullet_list.splitlines(), strict=True):
+        page = next((titles[sid] for sid in f.get("source_ids", []) if titles.get(sid)), "")
+        origin = f' from "{" ".join(page.split())[:80]}":' if page else ""
+        lines.append(f"- (confidence {f['confidence']:.1f}){origin} {line[2:]}")
+    return "\n".join(lines)
 
 
 def branch_confidence(findings: list[dict], children: list[dict]) -> float | None:
@@ -116,7 +123,12 @@ def branch_confidence(findings: list[dict], children: list[dict]) -> float | Non
 
 
 def answer_branch(
-    services: Services, branch: SubQuestion, findings: list[dict], children: list[dict], sources: list[dict]
+    services: Services,
+    branch: SubQuestion,
+    findings: list[dict],
+    children: list[dict],
+    sources: list[dict],
+    question: str = "",
 ) -> BranchAnswer:
     """Write the answer (or a hypothesis's verdict), check its citations if asked, and ground it."""
     config = services.config
@@ -133,7 +145,9 @@ def answer_branch(
         system, user = render_prompt(
             "synthesize_branch",
             sub_question=branch.question_text,
-            findings=findings_for_prompt(findings, bullet_list),
+            findings=findings_for_prompt(
+                findings, bullet_list, {sid: str(by_id[sid].get("title") or "") for sid in local}
+            ),
             sources=listing,
             children="\n\n".join(
                 f"{c['question_text']}\n{markers_to_numbered(c.get('synthesis') or '', local)}" for c in children
@@ -146,7 +160,7 @@ def answer_branch(
     if config.verify_citations and cited_source_ids(answer.text):
         check_citations(services, answer, sources, branch.id)
     answer.text, grounding_fields, grounding_log = ground_branch_answer(
-        answer.text, findings, sources, reverse, bullet_list
+        answer.text, findings, sources, reverse, bullet_list, f"{branch.question_text} {question}".strip()
     )
     answer.fields.update(grounding_fields)
     answer.log.append(LogEntry(node="synthesize_branch", branch=branch.id, **grounding_log).model_dump())
@@ -172,7 +186,12 @@ def check_citations(services: Services, answer: BranchAnswer, sources: list[dict
 
 
 def ground_branch_answer(
-    text: str, findings: list[dict], sources: list[dict], reverse: dict[int, str], bullet_list: str
+    text: str,
+    findings: list[dict],
+    sources: list[dict],
+    reverse: dict[int, str],
+    bullet_list: str,
+    topic: str = "",
 ) -> tuple[str, dict[str, Any], dict[str, str]]:
     """Ground a branch answer in its sources; (text, branch fields, log entry fields).
 
@@ -182,22 +201,28 @@ def ground_branch_answer(
     source says so.
     """
     by_id = {s["id"]: s for s in sources}
-    grounded = ground_text(text, by_id)
+    quotes, names = finding_quotes(findings), question_subjects(topic)
+
+    def ground(body: str) -> Grounded:
+        return ground_text(body, by_id, quotes, names, topic)
+
+    grounded = ground(text)
     if grounded.statements and not cited_source_ids(grounded.text) and findings:
         listed, _ = numbered_to_markers(bullet_list, reverse)
-        removed = grounded.removed
-        grounded = ground_text(listed, by_id)
-        grounded.removed = removed + grounded.removed
+        removed, reasons = grounded.removed, grounded.reasons
+        grounded = ground(listed)
+        grounded.removed, grounded.reasons = removed + grounded.removed, reasons + grounded.reasons
     else:
         left_out = [f for f in findings if not said_in(f["text"], grounded.text)]
         if left_out:
             local = {sid: n for n, sid in reverse.items()}
             listed, _ = numbered_to_markers(findings_as_markdown(left_out, local), reverse)
-            extra = ground_text(listed, by_id)
+            extra = ground(listed)
             grounded.text = f"{grounded.text}\n\nAlso found:\n{extra.text}".strip()
             grounded.statements += extra.statements
             grounded.supported += extra.supported
             grounded.removed += extra.removed
+            grounded.reasons += extra.reasons
     text = grounded.text
     used = cited_source_ids(text)
     if len(used) == 1:

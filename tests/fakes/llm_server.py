@@ -44,12 +44,25 @@ def _user_text(body: dict) -> str:
 
 
 def numbered_passages(listing: str) -> list[tuple[int, str]]:
-    """(n, passage) of an extraction prompt's sources ("[n] title\\nurl\\npassage")."""
+    """(n, passage) of an extraction prompt's sources ("Source n: title\\nurl\\n(k) sentence ...")."""
     out = []
-    for block in re.split(r"\n\s*\n(?=\[\d+\])", listing):
-        m = re.match(r"\[(\d+)\][^\n]*\n[^\n]*\n(.*)", block.strip(), re.S)
+    for block in re.split(r"\n\s*\n(?=Source \d+:)", listing):
+        m = re.match(r"Source (\d+):[^\n]*\n[^\n]*\n(.*)", block.strip(), re.S)
         if m:
-            out.append((int(m.group(1)), " ".join(m.group(2).split())))
+            body = re.sub(r"(?m)^\(\d+\) ", "", m.group(2))
+            out.append((int(m.group(1)), " ".join(body.split())))
+    return out
+
+
+def numbered_sentences(listing: str) -> list[tuple[int, int, str]]:
+    """(source n, sentence number, sentence) of an extraction prompt's sources."""
+    out = []
+    for n, block in (
+        (int(m.group(1)), m.group(2))
+        for m in re.finditer(r"Source (\d+):[^\n]*\n[^\n]*\n((?:\(\d+\)[^\n]*\n?)+)", listing)
+    ):
+        for k, sentence in re.findall(r"^\((\d+)\) (.*)$", block, re.M):
+            out.append((n, int(k), sentence))
     return out
 
 
@@ -77,14 +90,11 @@ def default_reply(task: str, body: dict) -> str:
         sq = _tag(text, "sub_question")
         return json.dumps({"queries": [sq[:80]], "reasoning": "search the sub-question directly"})
     if task == "extract_findings":
-        # a careful model: one finding per source, stating the source's first sentence (tagged with the
-        # sub-question it answers, so tests can tell which branch a finding came from)
-        tag = _tag(text, "sub_question")[:40]
-        findings = [
-            {"text": f"{_first_sentence(passage).rstrip('.')} ({tag}).", "confidence": 0.8, "sources": [n]}
-            for n, passage in numbered_passages(_tag(text, "sources"))[:2]
-            if _first_sentence(passage)
-        ]
+        # a careful model: one finding per source, pointing at the source's first sentence
+        firsts: dict[int, int] = {}
+        for n, k, _ in numbered_sentences(_tag(text, "sources")):
+            firsts.setdefault(n, k)
+        findings = [{"sentences": [k], "confidence": 0.8} for k in list(firsts.values())[:2]]
         return json.dumps({"findings": findings, "reasoning": "kept the top sources"})
     if task == "synthesize_branch":
         # restates its findings with their citations

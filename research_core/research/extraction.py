@@ -1,0 +1,182 @@
+"""extract_findings: the model points at passage sentences; the engine quotes and checks them.
+
+Rules, enforced by code whatever the model answers:
+1. A finding's quote is copied from the passage the model was shown (`research.quotes`): the
+   sentences it picked, or, for a finding written in the model's words, the neighbouring sentences
+   of its cited passage that best support the text.
+2. A written finding is kept only if its quote backs it: half of its content words, every
+   distinctive term (`text.terms`) and every negation (`text.negation`) are in the quote.
+3. A quote must be about the branch: it shares a topic word (not a name) with the branch's
+   question; a quote of a few words is not a fact.
+4. A finding that nearly repeats one already kept is merged into it (dropped, with a note).
+"""
+
+from __future__ import annotations
+
+from research_core.llm.client import StructuredOutputError
+from research_core.llm.prompts import render_prompt
+from research_core.planning.hypotheses import research_focus
+from research_core.planning.question_shape import subjects, topic_words
+from research_core.research.evidence import SUPPORT_BAR, duplicate_of, support_share
+from research_core.research.quotes import (
+    MIN_QUOTE_WORDS,
+    NumberedSentence,
+    best_run,
+    listing,
+    location,
+    number_sentences,
+    quote_text,
+    runs_of,
+)
+from research_core.schemas import ExtractedFinding, Finding, FindingsOutput, LogEntry, Source, SubQuestion, stable_id
+from research_core.services import Services
+from research_core.text.names import named_in
+from research_core.text.negation import polarity_conflict
+from research_core.text.terms import missing_terms
+from research_core.text.windows import best_window
+from research_core.text.words import content_words, looks_english
+
+# words meet on their first letters: "locking" and "locks", "concurrency" and "concurrent"
+STEM = 5
+
+
+def _written_quote(
+    item: ExtractedFinding, sentences: list[NumberedSentence], count: int
+) -> tuple[list[NumberedSentence], str | None]:
+    """The quote behind a finding written in the model's words, or why there is none (rule 2)."""
+    text = " ".join(item.text.split())
+    cited = [n - 1 for n in dict.fromkeys(item.sources) if 1 <= n <= count]
+    best: list[NumberedSentence] = []
+    share = 0.0
+    # the sources the model cited first, then any shown source (a small model often cites the wrong number)
+    for pool in (cited, [i for i in range(count) if i not in cited]):
+        for run in (best_run(text, sentences, index) for index in pool):
+            run_share = support_share(text, quote_text(run)) if run else 0.0
+            if run_share > share:
+                best, share = run, run_share
+        if share >= SUPPORT_BAR:
+            break
+    if share < SUPPORT_BAR:
+        return [], f"unsupported by its sources ({share:.0%} of its words)"
+    run, quote = best, quote_text(best)
+    missing = missing_terms(text, quote)
+    if missing:
+        return [], f"names {', '.join(missing[:3])}, which its quote does not"
+    conflict = polarity_conflict(text, quote)
+    if conflict:
+        return [], f"{conflict}"
+    return run, None
+
+
+def quote_on_topic(quote: str, focus: str) -> bool:
+    """Rule 3: the quote itself shares a topic word (by stem) with the branch's question, not counting the
+    names of its subjects (a page about the right system also says things about other topics), or
+    names two of its subjects."""
+    names = subjects(focus)
+    topical = topic_words(focus) - content_words(" ".join(names))
+    if not topical or not looks_english(focus):
+        return True
+    if len(named_in(quote, names)) >= 2:
+        return True  # a sentence setting two of the question's subjects side by side is what a comparison needs
+    return bool({w[:STEM] for w in topical} & {w[:STEM] for w in content_words(quote)})
+
+
+def picked_quotes(
+    item: ExtractedFinding, sentences: list[NumberedSentence], count: int
+) -> tuple[list[tuple[str, list[NumberedSentence]]], list[str]]:
+    """[(finding text, quoted run)] for one answer item, and why parts of it were refused."""
+    if item.sentences:
+        runs = runs_of(item.sentences, sentences)
+        if runs:
+            return [(quote_text(run), run) for run in runs], []
+        return [], [f"picked no sentence shown ({item.sentences[:5]})"]
+    text = " ".join(item.text.split())
+    if not text:
+        return [], []
+    run, why = _written_quote(item, sentences, count)
+    if why:
+        return [], [f"{why}: {text[:120]!r}"]
+    return [(text, run)], []
+
+
+def extract_findings(
+    services: Services,
+    branch: SubQuestion,
+    sources: list[Source],
+    known: list[dict],
+    iteration: int,
+    topic: str | None = None,
+    chars: int = 350,
+) -> tuple[list[dict], list[Source], dict]:
+    """Ask the model which passage sentences answer the branch; keep the quotes that pass the rules above.
+
+    Returns (findings, the sources they cite, {"costs", "log"}).
+    """
+    focus = topic or branch.question_text
+    passages = [best_window(s.snippet, focus, chars) for s in sources]
+    sentences = number_sentences(passages)
+    system, user = render_prompt(
+        "extract_findings", sub_question=research_focus(branch), sources=listing(sources, passages, sentences)
+    )
+    try:
+        out, entries = services.llm.structured(
+            "extract_findings", FindingsOutput, system, user, node="research_step", branch=branch.id, max_tokens=400
+        )
+    except StructuredOutputError as exc:
+        entry = LogEntry(
+            node="research_step",
+            branch=branch.id,
+            kind="fallback",
+            message="Finding extraction failed for this iteration; no findings recorded.",
+            reasoning=exc.user_message,
+        )
+        return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    known_texts = [f["text"] for f in known]
+    findings: list[dict] = []
+    cited: dict[str, Source] = {}
+    refused: list[str] = []
+    for item in out.findings:
+        quoted, why = picked_quotes(item, sentences, len(sources))
+        refused += why
+        for text, run in quoted:
+            source = sources[run[0].source]
+            quote = quote_text(run)
+            if len(quote.split()) < MIN_QUOTE_WORDS:
+                refused.append(f"too short to state a fact: {quote!r}")
+                continue
+            # a hypothesis is a claim to test: evidence for or against it may use none of its words
+            if branch.kind == "question" and not quote_on_topic(quote, focus):
+                refused.append(f"not about this sub-question: {quote[:120]!r}")
+                continue
+            twin = duplicate_of(text, known_texts)
+            if twin is not None:
+                refused.append(f"merged into an earlier finding ({twin[:80]!r}): {text[:80]!r}")
+                continue
+            known_texts.append(text)
+            cited[source.id] = source
+            findings.append(
+                Finding(
+                    id=stable_id(branch.id, text),
+                    sub_question_id=branch.id,
+                    text=text,
+                    confidence=item.confidence,
+                    source_ids=[source.id],
+                    iteration=iteration,
+                    quote=quote,
+                    location=location(source.url, quote),
+                ).model_dump()
+            )
+    message = f"{len(findings)} new findings"
+    if refused:
+        message += f"; {len(refused)} dropped (no sentence shown, unsupported, off-topic or duplicate)"
+    log = [LogEntry(node="research_step", branch=branch.id, message=message, reasoning=out.reasoning).model_dump()]
+    if refused:
+        log.append(
+            LogEntry(
+                node="research_step",
+                branch=branch.id,
+                kind="evidence",
+                message=f"Refused {len(refused)} finding(s): " + "; ".join(refused[:8]),
+            ).model_dump()
+        )
+    return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": log}

@@ -1,0 +1,132 @@
+"""Quoted evidence: the model points at numbered sentences; the engine copies them verbatim.
+
+A small model asked to state a fact "in its own words" moves facts between systems, drops
+qualifiers and reverses negations. Asked instead to point at sentences, it can only be wrong about
+which sentences matter, never about what they say. So the extraction prompt shows each passage as
+numbered sentences, the model answers with numbers, and a finding's quote is those sentences copied
+from the passage by code; its location is the source's address with a text fragment
+(`#:~:text=start,end`) that opens the page at the quote.
+
+When a model writes a finding's text instead (an older prompt, another endpoint), the quote is the
+run of the cited passage's sentences that best supports that text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote as url_quote
+
+from research_core.schemas import Source
+from research_core.text.words import content_words
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|\n+")
+MAX_SENTENCE_CHARS = 400
+MAX_QUOTE_SENTENCES = 3
+MAX_QUOTE_CHARS = 700
+MIN_QUOTE_WORDS = 3
+FRAGMENT_WORDS = 5
+
+
+@dataclass(frozen=True)
+class NumberedSentence:
+    """One sentence of a shown passage: its number in the prompt, its source and its text."""
+
+    number: int
+    source: int  # index into the shown sources
+    text: str
+
+
+def split_sentences(passage: str) -> list[str]:
+    """The passage's sentences, whitespace collapsed; a very long one is cut at a word boundary."""
+    out = []
+    for piece in _SENTENCE_END.split(passage):
+        piece = " ".join(piece.split())
+        if not piece:
+            continue
+        if len(piece) > MAX_SENTENCE_CHARS:
+            piece = piece[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
+        out.append(piece)
+    return out
+
+
+def number_sentences(passages: list[str]) -> list[NumberedSentence]:
+    """Every sentence of every passage, numbered from 1 across the passages in order; headings and
+    fragments under `MIN_QUOTE_WORDS` words state no fact and are left out."""
+    out: list[NumberedSentence] = []
+    for index, passage in enumerate(passages):
+        for sentence in split_sentences(passage):
+            if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS:
+                continue
+            out.append(NumberedSentence(len(out) + 1, index, sentence))
+    return out
+
+
+def listing(sources: list[Source], passages: list[str], sentences: list[NumberedSentence]) -> str:
+    """The prompt's sources: each title and address, then its sentences as "(n) text" lines."""
+    blocks = []
+    for index, source in enumerate(sources):
+        lines = [f"({s.number}) {s.text}" for s in sentences if s.source == index]
+        if lines:
+            blocks.append(f"Source {index + 1}: {source.title}\n{source.url}\n" + "\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def runs_of(numbers: list[int], sentences: list[NumberedSentence]) -> list[list[NumberedSentence]]:
+    """The picked sentences grouped into runs of neighbours from one source, each at most
+    `MAX_QUOTE_SENTENCES` long; unknown numbers are ignored."""
+    by_number = {s.number: s for s in sentences}
+    picked = sorted({n for n in numbers if n in by_number})
+    runs: list[list[NumberedSentence]] = []
+    for n in picked:
+        sentence = by_number[n]
+        last = runs[-1][-1] if runs else None
+        if (
+            last is not None
+            and last.source == sentence.source
+            and sentence.number == last.number + 1
+            and len(runs[-1]) < MAX_QUOTE_SENTENCES
+        ):
+            runs[-1].append(sentence)
+        else:
+            runs.append([sentence])
+    return runs
+
+
+def quote_text(run: list[NumberedSentence]) -> str:
+    """The run's sentences as one quote, clipped at `MAX_QUOTE_CHARS`."""
+    text = " ".join(s.text for s in run)
+    return text if len(text) <= MAX_QUOTE_CHARS else text[:MAX_QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def best_run(text: str, sentences: list[NumberedSentence], source: int) -> list[NumberedSentence]:
+    """The run of up to `MAX_QUOTE_SENTENCES` neighbouring sentences of `source` sharing most words with `text`."""
+    own = [s for s in sentences if s.source == source]
+    wanted = content_words(text)
+    best: list[NumberedSentence] = []
+    best_score = 0
+    for start in range(len(own)):
+        for length in range(1, MAX_QUOTE_SENTENCES + 1):
+            run = own[start : start + length]
+            if len(run) < length:
+                break
+            score = len(wanted & content_words(" ".join(s.text for s in run)))
+            # a longer run must add words to win
+            if score > best_score:
+                best, best_score = run, score
+    return best
+
+
+def location(url: str, quote: str) -> str:
+    """The source's address with a text fragment that finds `quote` on the page (`#:~:text=start,end`)."""
+    words = quote.rstrip(" …").split()
+    if not words:
+        return url
+
+    def enc(part: list[str]) -> str:
+        return url_quote(" ".join(part), safe="")
+
+    base = url.split("#", 1)[0]
+    if len(words) <= 2 * FRAGMENT_WORDS:
+        return f"{base}#:~:text={enc(words)}"
+    return f"{base}#:~:text={enc(words[:FRAGMENT_WORDS])},{enc(words[-FRAGMENT_WORDS:])}"

@@ -1,0 +1,146 @@
+"""Does a cited sentence say what its sources say? Checked by code, sentence by sentence.
+
+Word overlap alone passes "PostgreSQL and SQLite both use ts_rank" cited to SQLite's full-text
+search page. So besides sharing half of its content words with what it cites, a cited sentence
+must pass these rules (the evidence of a source is what its findings quote from it, with its
+title; the passage when no finding quotes it):
+1. **One subject per cited claim.** Every system, library or option of the question that the
+   sentence names is the subject of a source it cites (named in that source's title or address,
+   or else in its text). A comparison ("X does A, while Y does B") is checked clause by clause,
+   each clause against the sources about the subjects it names; a clause naming several subjects
+   ("both X and Y use A") against the sources of each.
+2. **Distinctive terms are quoted.** Every identifier, number, acronym, option and name of a
+   clause (`text.terms`) is in the evidence it is checked against.
+3. **No reversed negation** (`text.negation`).
+
+Two kinds of sentences carry no citation: framing sentences, which announce a comparison or the
+report itself without stating a fact ("X and Y differ in how they handle locking"), and they are
+not counted as claims; and off-topic sentences, which (with the quotes they cite) share no word
+with the question and name none of its subjects: they are removed even when a source supports them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from research_core.planning.question_shape import subjects
+from research_core.research.evidence import SUPPORT_BAR, support_share
+from research_core.text.names import named_in
+from research_core.text.negation import polarity_conflict
+from research_core.text.terms import distinctive_terms, missing_terms
+from research_core.text.words import content_words, looks_english
+
+_MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
+# where one side of a comparison ends and the other begins
+_CLAUSE_BREAK = re.compile(
+    r";|,?\s+\b(?:while|whereas|but|although|unlike|in contrast|on the other hand)\b|,\s+and\s+(?=[A-Z])",
+    re.IGNORECASE,
+)
+_FRAMING = re.compile(
+    r"\b(?:differ(?:s|ent|ences?)?|compar(?:e[sd]?|ison|ing)|similar(?:ly|ities)?|in (?:summary|conclusion|short)|"
+    r"overall|this (?:report|section|answer|overview)|the (?:following|sections? below|sub-answers?)|"
+    r"(?:each|both) (?:has|have|offers?) (?:its|their) own|depends? on (?:your|the) (?:needs|use case|requirements)|"
+    r"trade-?offs?|approach(?:es)? to)\b",
+    re.IGNORECASE,
+)
+STEM = 5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one source offers a cited sentence: its title and quotes (or passage), and its subjects."""
+
+    text: str
+    subjects: frozenset[str]
+
+
+def source_subjects(title: str, url: str, text: str, names: Iterable[str]) -> frozenset[str]:
+    """The names a source is about: those in its title or address, else those in its text."""
+    names = list(names)
+    own = named_in(f"{title} {url}", names)
+    return frozenset(own or named_in(text, names))
+
+
+def build_evidence(
+    sources: Mapping[str, Mapping], quotes: Mapping[str, list[str]], names: Iterable[str]
+) -> dict[str, Evidence]:
+    """Source id -> its evidence: the title with the findings' quotes from it, or its passage if none."""
+    names = list(names)
+    out = {}
+    for sid, s in sources.items():
+        title, snippet, url = str(s.get("title") or ""), str(s.get("snippet") or ""), str(s.get("url") or "")
+        body = " ".join(quotes.get(sid) or []) or snippet
+        out[sid] = Evidence(f"{title} {body}", source_subjects(title, url, snippet, names))
+    return out
+
+
+def question_subjects(*questions: str) -> tuple[str, ...]:
+    """The subjects (`planning.question_shape.subjects`) the questions name, each once."""
+    found: dict[str, None] = {}
+    for question in questions:
+        for name in subjects(question or ""):
+            if len(name) > 1:
+                found.setdefault(name, None)
+    return tuple(found)
+
+
+def finding_quotes(findings: Iterable[Mapping]) -> dict[str, list[str]]:
+    """Source id -> the quotes findings took from it (a finding without a quote counts by its text)."""
+    out: dict[str, list[str]] = {}
+    for f in findings:
+        for sid in f.get("source_ids") or []:
+            out.setdefault(sid, []).append(str(f.get("quote") or f.get("text") or ""))
+    return out
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:STEM] for w in content_words(text)}
+
+
+def is_framing(sentence: str, names: Iterable[str]) -> bool:
+    """A sentence that frames a comparison or the report and names nothing beyond the question's subjects."""
+    if not _FRAMING.search(sentence):
+        return False
+    own = {n.lower() for n in names}
+    return not [t for t in distinctive_terms(sentence) if t.lower() not in own]
+
+
+def off_topic(sentence: str, topic: str, names: Iterable[str]) -> bool:
+    """Neither a subject of the question nor any of its words (by stem) in the sentence."""
+    if not topic or not looks_english(topic) or named_in(sentence, names):
+        return False
+    return not (_stems(sentence) & _stems(topic))
+
+
+def clauses(sentence: str) -> list[str]:
+    """The sentence cut where a comparison turns from one side to the other."""
+    parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(sentence)]
+    return [p for p in parts if p and re.search(r"\w", p)] or [sentence]
+
+
+def check_claim(sentence: str, cited: list[str], evidence: Mapping[str, Evidence], names: Iterable[str]) -> str | None:
+    """Why the cited sources do not back `sentence` (rules 1-3 and the support share), or None when they do."""
+    names = list(names)
+    bare = _MARKER.sub("", sentence).strip()
+    cited = [sid for sid in cited if sid in evidence]
+    if not cited:
+        return "no source"
+    whole = " ".join(evidence[sid].text for sid in cited)
+    share = support_share(bare, whole)
+    if share < SUPPORT_BAR:
+        return f"its sources hold {share:.0%} of its words"
+    for name in named_in(bare, names):
+        if not any(name in evidence[sid].subjects for sid in cited):
+            return f"names {name}, but cites no source about it"
+    for clause in clauses(bare):
+        sides = named_in(clause, names) or [""]
+        for side in sides:
+            pool = [sid for sid in cited if not side or side in evidence[sid].subjects] or cited
+            missing = missing_terms(clause, " ".join(evidence[sid].text for sid in pool), ignore=set(names))
+            if missing:
+                where = f"the source about {side}" if side else "its sources"
+                return f"{', '.join(missing[:3])} not in {where}"
+    conflict = polarity_conflict(bare, whole)
+    return conflict

@@ -1,0 +1,17 @@
+"""Names in text: which of a question's subjects (systems, libraries, options) a text mentions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    # a name matches as a word, digits and a possessive may follow: "SQLite" finds "sqlite3" and
+    # "SQLite's", never "React" in "reactive"
+    return re.compile(rf"(?<![\w]){re.escape(name.lower())}(?![^\W\d_])", re.IGNORECASE)
+
+
+def named_in(text: str, names: Iterable[str]) -> list[str]:
+    """The names (lower-cased) that `text` mentions."""
+    return [n.lower() for n in names if _name_pattern(n).search(text)]

@@ -1,0 +1,105 @@
+"""Negation: a statement must deny what its quote denies, and only that.
+
+A retelling that drops or moves a "not" reverses its source while keeping nearly all of its words:
+"This is not a check to see if the response code is 200 OK" became "It checks if the response
+status code is not 200 OK". Word overlap calls that supported; this check does not.
+
+The negated word of a "not" (and "no", "never", "cannot", "n't", "without") is the first content
+word after it. Two rules, on the quote sentences closest to the statement:
+1. a word the statement negates must be negated in the quote;
+2. a word the quote negates, used by the statement, must be negated in the statement too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from research_core.text.words import content_words, normalize
+
+_NEGATORS = frozenset(["not", "no", "never", "cannot", "without", "neither", "nor", "none", "nothing"])
+# words that stand between a negator and what it denies ("is not always", "does not have to be")
+_SKIP = frozenset(
+    [
+        "be",
+        "is",
+        "are",
+        "was",
+        "were",
+        "been",
+        "being",
+        "a",
+        "an",
+        "the",
+        "to",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "any",
+        "always",
+        "necessarily",
+        "really",
+        "also",
+        "yet",
+        "ever",
+        "more",
+        "just",
+        "only",
+        "so",
+        "very",
+        "all",
+    ]
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def _stem(word: str) -> str:
+    return word[:5] if len(word) > 5 else word
+
+
+def _words(text: str) -> list[str]:
+    text = re.sub(r"n['’]t\b", " not", text.replace("cannot", "can not"))
+    return normalize(text).split()
+
+
+def negated_words(text: str) -> set[str]:
+    """Stems of the words `text` negates (see the module docstring)."""
+    words = _words(text)
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        if word not in _NEGATORS:
+            continue
+        for following in words[i + 1 : i + 5]:
+            if following in _NEGATORS:
+                break
+            if following in _SKIP or not content_words(following):
+                continue
+            out.add(_stem(following))
+            break
+    return out
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in _words(text) if w not in _NEGATORS and content_words(w)}
+
+
+def closest_sentences(statement: str, quote: str, count: int = 2) -> str:
+    """The `count` sentences of `quote` that share the most content words with `statement`."""
+    wanted = content_words(statement)
+    sentences = [s for s in _SENTENCE.split(quote) if s.strip()]
+    ranked = sorted(sentences, key=lambda s: -len(wanted & content_words(s)))
+    return " ".join(ranked[:count])
+
+
+def polarity_conflict(statement: str, quote: str) -> str | None:
+    """Why `statement` reverses `quote` (a negation added, dropped or moved), or None when it does not."""
+    near = closest_sentences(statement, quote)
+    said, denied = negated_words(statement), negated_words(near)
+    added = sorted(w for w in said - denied)
+    if added:
+        return f"negates '{added[0]}', which the quote does not"
+    dropped = sorted(w for w in denied - said if w in _stems(statement) and w not in said)
+    if dropped:
+        return f"states '{dropped[0]}' where the quote denies it"
+    return None

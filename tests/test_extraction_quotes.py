@@ -1,0 +1,119 @@
+"""Evidence is quoted, not retold: findings carry verbatim quotes of the passage the model was shown,
+written findings must be backed by their quote, and navigation pages are never evidence."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from research_core.research.navigation import navigation_reason
+from research_core.research.quotes import location, number_sentences, runs_of
+from research_core.search.library import DocumentLibrary
+from tests.conftest import config, make_runner
+from tests.fakes.llm_server import ScriptedLLM, numbered_sentences, serve
+
+FTS = (
+    "# SQLite FTS5 Extension\n\nFTS5 is an SQLite virtual table module that provides full-text search. "
+    "The built-in bm25 function ranks full-text search results by relevance. "
+    "Results are returned best first when the query orders by rank."
+)
+SITEMAP = (
+    "# SQLite Site Map\n\nFull-text search FTS5\nFull-text search FTS3\nSQLite ranking functions\n"
+    "SQLite rank bm25\nSQLite search ranking\nSQLite keywords\nSQLite pragmas\nSQLite full-text search index\n"
+)
+QUESTION = "How does SQLite rank full-text search results?"
+
+
+def _runner(tmp_path, url):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_text("fts5.md", FTS, kind="md")
+    library.add_text("sitemap.md", SITEMAP, kind="md")
+    return make_runner(tmp_path, url, backends=[library])
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_every_finding_quotes_its_source_verbatim_and_says_where(tmp_path):
+    with serve(ScriptedLLM()) as (url, _):
+        runner = _runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
+    result = runner.result(snap.run_id)
+    by_id = {s.id: s for s in result.sources}
+    findings = result.sub_questions[0]["findings"]
+    assert findings
+    for f in findings:
+        source = by_id[f["source_ids"][0]]
+        assert f["quote"] and _squash(f["quote"]) in _squash(source.snippet)
+        assert f["location"].startswith(source.url + "#:~:text=")
+
+
+def test_picked_numbers_that_were_never_shown_make_no_finding(tmp_path):
+    ghost = json.dumps({"findings": [{"sentences": [41, 42], "confidence": 0.9}], "reasoning": "r"})
+    with serve(ScriptedLLM(script={"extract_findings": [ghost]})) as (url, _):
+        runner = _runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
+    result = runner.result(snap.run_id)
+    first = [f for f in result.sub_questions[0]["findings"] if f["iteration"] == 1]
+    assert first == []
+    assert any("picked no sentence shown" in e.message for e in result.log)
+
+
+def test_a_written_finding_that_names_what_its_quote_does_not_is_refused(tmp_path):
+    # shares most words with the FTS5 passage, but ts_rank is PostgreSQL's, not on the page
+    written = json.dumps(
+        {
+            "findings": [
+                {"text": "SQLite ranks full-text search results by relevance with ts_rank.", "sources": [1]},
+                {"text": "The built-in bm25 function ranks full-text search results by relevance.", "sources": [1]},
+            ],
+            "reasoning": "r",
+        }
+    )
+    with serve(ScriptedLLM(script={"extract_findings": [written]})) as (url, _):
+        runner = _runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
+    result = runner.result(snap.run_id)
+    first = [f for f in result.sub_questions[0]["findings"] if f["iteration"] == 1]
+    assert [f["text"] for f in first] == ["The built-in bm25 function ranks full-text search results by relevance."]
+    assert "bm25" in first[0]["quote"]
+    refused = " ".join(e.message for e in result.log if e.kind == "evidence")
+    assert "ts_rank" in refused
+
+
+def test_a_site_map_is_never_evidence(tmp_path):
+    with serve(ScriptedLLM()) as (url, script):
+        runner = _runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
+        prompts = " ".join(b["messages"][-1]["content"] for t, b in script.calls if t == "extract_findings")
+    result = runner.result(snap.run_id)
+    assert "Site Map" not in prompts
+    assert all("sitemap" not in s.url for s in result.sources)
+    assert any("navigation page" in e.message for e in result.log)
+
+
+def test_navigation_pages_by_title_address_and_shape():
+    assert navigation_reason("SQLite Site Map", "/usr/share/doc/sqlite3/sitemap.html")
+    assert navigation_reason("Index", "/usr/share/doc/postgresql-doc-15/html/bookindex.html")
+    assert navigation_reason("Index — Python 3.11 documentation", "/x/genindex-all.html")
+    assert navigation_reason("Python Module Index", "/x/py-modindex.html")
+    assert navigation_reason("E.1. Release 15.1", "/x/release-15-1.html")
+    assert navigation_reason("", "/x/notes.html", "\n".join(f"Link {i}" for i in range(12)))
+    # pages about indexes are not indexes
+    assert navigation_reason("CREATE INDEX", "/x/sql-createindex.html") is None
+    assert navigation_reason("12.9. Preferred Index Types for Text Search", "/x/textsearch-indexes.html") is None
+    assert navigation_reason("Write-Ahead Logging", "/usr/share/doc/sqlite3/wal.html") is None
+
+
+def test_picked_neighbours_become_one_quote_and_the_location_finds_it():
+    sentences = number_sentences(["One two three four. Five six seven eight. Nine ten eleven twelve.", "A b c d e."])
+    runs = runs_of([1, 2, 4], sentences)
+    assert [[s.number for s in run] for run in runs] == [[1, 2], [4]]
+    link = location("https://x.org/p.html#top", "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda")
+    assert link.startswith("https://x.org/p.html#:~:text=alpha%20beta") and re.search(r",\w", link)
+
+
+def test_the_fake_reads_the_numbered_listing():
+    listing = "Source 1: T\nu\n(1) One two three four.\n(2) Five six seven eight.\n\nSource 2: U\nv\n(3) Nine ten a b."
+    assert [(n, k) for n, k, _ in numbered_sentences(listing)] == [(1, 1), (1, 2), (2, 3)]
