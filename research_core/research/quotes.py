@@ -26,6 +26,9 @@ MAX_QUOTE_SENTENCES = 3
 MAX_QUOTE_CHARS = 700
 MIN_QUOTE_WORDS = 3
 FRAGMENT_WORDS = 5
+# a "sentence" of this many words, this share of them capitalised, is a menu or a list of titles
+MENU_MIN_WORDS = 8
+MENU_CAPITALS = 0.75
 
 
 @dataclass(frozen=True)
@@ -50,13 +53,23 @@ def split_sentences(passage: str) -> list[str]:
     return out
 
 
+def looks_like_menu(sentence: str) -> bool:
+    """A run of capitalised link texts ("Home Menu About Documentation Download …") rather than a sentence."""
+    words = [w for w in sentence.split() if any(c.isalpha() for c in w)]
+    if "►" in sentence or "»" in sentence:
+        return True
+    if len(words) < MENU_MIN_WORDS:
+        return False
+    return sum(1 for w in words if w[0].isupper()) / len(words) >= MENU_CAPITALS
+
+
 def number_sentences(passages: list[str]) -> list[NumberedSentence]:
-    """Every sentence of every passage, numbered from 1 across the passages in order; headings and
-    fragments under `MIN_QUOTE_WORDS` words state no fact and are left out."""
+    """Every sentence of every passage, numbered from 1 across the passages in order; headings,
+    menus and fragments under `MIN_QUOTE_WORDS` words state no fact and are left out."""
     out: list[NumberedSentence] = []
     for index, passage in enumerate(passages):
         for sentence in split_sentences(passage):
-            if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS:
+            if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS or looks_like_menu(sentence):
                 continue
             out.append(NumberedSentence(len(out) + 1, index, sentence))
     return out

@@ -39,12 +39,14 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _FRAMING = re.compile(
-    r"\b(?:differ(?:s|ent|ences?)?|compar(?:e[sd]?|ison|ing)|similar(?:ly|ities)?|in (?:summary|conclusion|short)|"
-    r"overall|this (?:report|section|answer|overview)|the (?:following|sections? below|sub-answers?)|"
+    r"\b(?:differ(?:s|ent|ences?)?|compar(?:e[sd]?|ison|ing)|similar(?:ly|ities)?|"
+    r"this (?:report|section|answer|overview)|the (?:following|sections? below|sub-answers?)|"
     r"(?:each|both) (?:has|have|offers?) (?:its|their) own|depends? on (?:your|the) (?:needs|use case|requirements)|"
-    r"trade-?offs?|approach(?:es)? to)\b",
+    r"trade-?offs?)\b",
     re.IGNORECASE,
 )
+# a framing sentence is short: a long one with a framing word also states facts, and is checked as a claim
+FRAMING_MAX_WORDS = 16
 STEM = 5
 
 
@@ -101,7 +103,7 @@ def _stems(text: str) -> set[str]:
 
 def is_framing(sentence: str, names: Iterable[str]) -> bool:
     """A sentence that frames a comparison or the report and names nothing beyond the question's subjects."""
-    if not _FRAMING.search(sentence):
+    if not _FRAMING.search(sentence) or len(sentence.split()) > FRAMING_MAX_WORDS:
         return False
     own = {n.lower() for n in names}
     return not [t for t in distinctive_terms(sentence) if t.lower() not in own]
