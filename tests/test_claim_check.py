@@ -34,8 +34,8 @@ REQUESTS = {
 }
 
 
-def _ground(text: str, sources: dict, quotes: dict | None = None, topic: str = QUESTION):
-    return ground_text(text, sources, quotes or {}, NAMES, topic)
+def _ground(text: str, sources: dict, quotes: dict | None = None, topic: str = QUESTION, known: tuple = ()):
+    return ground_text(text, sources, quotes or {}, NAMES, topic, known)
 
 
 def test_a_sentence_naming_both_systems_cited_to_one_systems_page_is_removed():
@@ -148,3 +148,52 @@ def test_a_comparison_with_one_side_unevidenced_says_so_plainly(tmp_path):
         snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
     report = runner.result(snap.run_id).final_answer
     assert "## Limitations" in report and "no source about PostgreSQL was found" in report
+
+
+def test_a_long_sentence_with_a_framing_word_is_checked_as_a_claim():
+    text = (
+        "In comparison, write-ahead logging in SQLite allows efficient transaction handling by writing "
+        "changes to a separate journal file instead of the database file [[src:s1]]."
+    )
+    assert not is_framing(text, NAMES)
+    out = _ground(text, {"s1": SQLITE_FTS}, topic="What is write-ahead logging in SQLite?")
+    assert out.statements == 1 and out.text == ""
+
+
+def test_what_is_left_of_a_section_whose_statements_went_is_removed():
+    text = (
+        "#### Ranking\n\nPostgreSQL provides two ranking functions, ts_rank and ts_rank_cd, for search results "
+        "[[src:p1]].\n\n**PostgreSQL:**\n\n**SQLite:**\n"
+        "SQLite ranks results with the ts_rank_cd function [[src:s1]].\n\n"
+        "#### Writing queries\n\n**PostgreSQL:**\nPostgreSQL queries are written in Klingon [[src:p1]].\n"
+    )
+    out = _ground(text, {"s1": SQLITE_FTS, "p1": PG_RANK})
+    assert "ts_rank and ts_rank_cd" in out.text
+    assert "**SQLite:**" not in out.text and "**PostgreSQL:**" not in out.text
+    assert "Writing queries" not in out.text
+
+
+def test_code_with_an_identifier_no_source_shows_is_removed():
+    text = "```sql\nSELECT * FROM documents WHERE document_vector MATCH 'sqlite';\n```"
+    source = {**SQLITE_FTS, "snippet": "SELECT * FROM documents WHERE body MATCH 'sqlite'; ranks by relevance."}
+    out = _ground(text, {"s1": source})
+    assert "document_vector" not in out.text and out.supported == 0
+
+
+def test_a_sentence_under_a_systems_heading_is_about_that_system():
+    # names no system itself, but sits under "### SQLite" and cites PostgreSQL's page
+    text = "### SQLite\n\nThe ts_rank function ranks search results by relevance [[src:p1]]."
+    out = _ground(text, {"s1": SQLITE_FTS, "p1": PG_RANK})
+    assert "ts_rank" not in out.text
+    under_pg = _ground(
+        "**PostgreSQL:**\nThe ts_rank function ranks search results by relevance [[src:p1]].", {"p1": PG_RANK}
+    )
+    assert "[[src:p1]]" in under_pg.text
+
+
+def test_a_repeated_statement_is_said_once():
+    sentence = "PostgreSQL provides two ranking functions, ts_rank and ts_rank_cd, for search results [[src:p1]]."
+    out = _ground(f"### PostgreSQL\n\n{sentence}\n\n### Summary\n\n{sentence}", {"p1": PG_RANK})
+    assert out.text.count("ts_rank_cd") == 1
+    overview = _ground(sentence, {"p1": PG_RANK}, known=[sentence])
+    assert overview.text == ""

@@ -117,3 +117,16 @@ def test_picked_neighbours_become_one_quote_and_the_location_finds_it():
 def test_the_fake_reads_the_numbered_listing():
     listing = "Source 1: T\nu\n(1) One two three four.\n(2) Five six seven eight.\n\nSource 2: U\nv\n(3) Nine ten a b."
     assert [(n, k) for n, k, _ in numbered_sentences(listing)] == [(1, 1), (1, 2), (2, 3)]
+
+
+def test_menus_and_headings_are_not_offered_as_sentences():
+    passage = (
+        "Home Menu About Documentation Download License Support Purchase Search About Documentation. "
+        "Write-Ahead Logging ► Table Of Contents. "
+        "The WAL journal mode is set on all connections to the same database file if it is set on one."
+    )
+    shown = [s.text for s in number_sentences([passage])]
+    assert shown == ["The WAL journal mode is set on all connections to the same database file if it is set on one."]
+    # a sentence naming several capitalised levels is still a sentence
+    levels = "PostgreSQL supports Read Committed, Repeatable Read and Serializable isolation levels."
+    assert [s.text for s in number_sentences([levels])] == [levels]

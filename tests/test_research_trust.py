@@ -194,8 +194,9 @@ def test_the_report_keeps_every_answered_branch_when_the_overview_names_only_one
         assert branch["question_text"] in report
         assert branch["findings"][0]["text"][:60] in report
     assert "Rust" not in report
-    # the count covers the overview and every branch answer in the report
-    assert result.synthesis.statements_checked >= 1 + sum(b.get("statements_checked") or 0 for b in answered)
+    # the count covers every branch answer in the report (the overview's one sentence repeats a branch
+    # answer printed beside it, so it goes uncounted)
+    assert result.synthesis.statements_checked >= sum(b.get("statements_checked") or 0 for b in answered)
 
 
 def test_a_flat_branch_keeps_searching_while_a_part_of_its_question_has_no_finding():

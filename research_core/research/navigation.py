@@ -17,6 +17,7 @@ _TITLE = re.compile(
     r"^\W*(?:"
     # "SQLite Site Map", "PostgreSQL 15.5 Documentation", "Release Notes"
     r"(?:[\w.]+\s+){0,2}(?:site\s*map|table of contents|change\s*logs?|release notes|release history|"
+    r"(?:older\s+)?news|changes|"
     r"documentation(?: index| home| contents)?)"
     # "Index", "General Index", "Python Module Index" (not "CREATE INDEX": the word before must say so)
     r"|(?:(?:general|alphabetical|keyword|book|document|master|permuted|python module|module)\s+)?index"

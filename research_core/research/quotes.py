@@ -29,6 +29,10 @@ FRAGMENT_WORDS = 5
 # a "sentence" of this many words, this share of them capitalised, is a menu or a list of titles
 MENU_MIN_WORDS = 8
 MENU_CAPITALS = 0.75
+_SECTION_NUMBER = re.compile(r"\b\d+\.\d+(?:\.\d+)*\.?(?!\d)")
+MENU_MIN_LOWER = 3
+# a manual's page header: "Controlling Text Search Prev Up Chapter 12 Home Next"
+_NAV_WORDS = re.compile(r"\b(?:Prev|Next|Up|Home)\b")
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,10 @@ def split_sentences(passage: str) -> list[str]:
 def looks_like_menu(sentence: str) -> bool:
     """A run of capitalised link texts ("Home Menu About Documentation Download …") rather than a sentence."""
     words = [w for w in sentence.split() if any(c.isalpha() for c in w)]
-    if "►" in sentence or "»" in sentence:
+    if "►" in sentence or "»" in sentence or len(_NAV_WORDS.findall(sentence)) >= 2:
         return True
+    if _SECTION_NUMBER.search(sentence) and len(re.findall(r"\b[a-z]{3,}\b", sentence)) < MENU_MIN_LOWER:
+        return True  # "Parsing Queries 12.3.3. Ranking Search Results 12.3.4.": a table of contents
     if len(words) < MENU_MIN_WORDS:
         return False
     return sum(1 for w in words if w[0].isupper()) / len(words) >= MENU_CAPITALS

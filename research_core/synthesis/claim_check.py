@@ -122,8 +122,17 @@ def clauses(sentence: str) -> list[str]:
     return [p for p in parts if p and re.search(r"\w", p)] or [sentence]
 
 
-def check_claim(sentence: str, cited: list[str], evidence: Mapping[str, Evidence], names: Iterable[str]) -> str | None:
-    """Why the cited sources do not back `sentence` (rules 1-3 and the support share), or None when they do."""
+def check_claim(
+    sentence: str,
+    cited: list[str],
+    evidence: Mapping[str, Evidence],
+    names: Iterable[str],
+    implied: Iterable[str] = (),
+) -> str | None:
+    """Why the cited sources do not back `sentence` (rules 1-3 and the support share), or None when they do.
+
+    `implied`: the subjects a sentence naming none is about all the same (its section's heading).
+    """
     names = list(names)
     bare = _MARKER.sub("", sentence).strip()
     cited = [sid for sid in cited if sid in evidence]
@@ -133,11 +142,12 @@ def check_claim(sentence: str, cited: list[str], evidence: Mapping[str, Evidence
     share = support_share(bare, whole)
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
-    for name in named_in(bare, names):
+    implied = [n.lower() for n in implied]
+    for name in named_in(bare, names) or implied:
         if not any(name in evidence[sid].subjects for sid in cited):
             return f"names {name}, but cites no source about it"
     for clause in clauses(bare):
-        sides = named_in(clause, names) or [""]
+        sides = named_in(clause, names) or (implied if not named_in(bare, names) else []) or [""]
         for side in sides:
             pool = [sid for sid in cited if not side or side in evidence[sid].subjects] or cited
             missing = missing_terms(clause, " ".join(evidence[sid].text for sid in pool), ignore=set(names))

@@ -24,6 +24,8 @@ from research_core.research.evidence import SUPPORT_BAR, support_share
 from research_core.synthesis.claim_check import Evidence, build_evidence, check_claim, is_framing, off_topic
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
+from research_core.text.similarity import is_near_duplicate
+from research_core.text.terms import missing_terms
 
 _MARKER = re.compile(r"\s*\[\[src:([^\]]+)\]\]")
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
@@ -36,6 +38,8 @@ _NOT_A_CLAIM = re.compile(
 )
 _UNCHECKED_SECTION = re.compile(r"limitation|gap|caveat|open question|sources|references", re.IGNORECASE)
 MIN_CLAIM_WORDS = 5
+# a statement this similar to one already made repeats it
+REPEAT_BAR = 0.8
 _FENCE = re.compile(r"^(```|~~~)")
 # a bold label such as "**Verdict: validated** (confidence 7/10)" states no fact of its own
 _LABEL = re.compile(r"^\*\*[^*]+\*\*\s*(\([^)]*\))?\s*[.:]?$")
@@ -113,25 +117,39 @@ def _candidates(bare: str, cited: list[str], context: ClaimContext) -> list[list
     return unique
 
 
-def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded) -> str | None:
+@dataclass
+class _Walk:
+    """What the walk through a text knows at a sentence: the statements kept so far (and those of
+    the text around it), and the subjects its section heading names."""
+
+    seen: list[str] = field(default_factory=list)
+    implied: list[str] = field(default_factory=list)
+
+
+def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: _Walk) -> str | None:
     """The sentence with citations its sources back (`claim_check`), or None to remove it.
 
-    A framing sentence loses its citations and is not counted as a claim; an off-topic one goes.
+    A framing sentence loses its citations and is not counted as a claim; an off-topic one goes; a
+    statement that repeats one already made goes without being counted. A sentence under a heading
+    or label naming a subject ("### SQLite", "**SQLite:**") and naming none itself is about that subject.
     """
     bare = _MARKER.sub("", sentence).strip()
+    if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
+        return None
     if is_framing(bare, context.names):
         return bare
     out.statements += 1
     cited = [sid for sid in cited_source_ids(sentence) if sid in context.evidence]
     reason = "no source"
     for group in _candidates(bare, cited, context):
-        why = check_claim(bare, group, context.evidence, context.names)
+        why = check_claim(bare, group, context.evidence, context.names, walk.implied)
         if why is None and off_topic(
             f"{bare} {' '.join(context.evidence[sid].text for sid in group)}", context.topic, context.names
         ):
             why = "not about the question"
         if why is None:
             out.supported += 1
+            walk.seen.append(bare)
             if group == cited:
                 return sentence.strip()
             out.attached += len([sid for sid in group if sid not in cited])
@@ -147,11 +165,12 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded) -> str
 
 
 def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> list[str]:
-    """A fenced code block is one statement: kept with the source that shows it, or removed whole."""
+    """A fenced code block is one statement: kept with the source that shows it (half its words and
+    every identifier in it), or removed whole."""
     body = "\n".join(line for line in block if not _FENCE.match(line.strip()))
     scored = _ranked(body, texts)
     out.statements += 1
-    if scored and scored[0][0] >= SUPPORT_BAR:
+    if scored and scored[0][0] >= SUPPORT_BAR and not missing_terms(body, texts[scored[0][1]]):
         out.supported += 1
         closed = block if len(block) > 1 and _FENCE.match(block[-1].strip()) else [*block, "```"]
         return [*closed, f"(code as in [[src:{scored[0][1]}]])"]
@@ -166,15 +185,18 @@ def ground_text(
     quotes: Mapping[str, list[str]] | None = None,
     names: Iterable[str] = (),
     topic: str = "",
+    known: Iterable[str] = (),
 ) -> Grounded:
     """Check every factual statement of `text` against `sources` (id -> source record).
 
     `quotes` (source id -> the quotes findings took from it) is what a source is checked by, its
     passage when it has none; `names` are the question's subjects and `topic` its words
     (`claim_check`). A fenced code block counts as one statement: no source showing it, no block
-    (a small model's code is written from memory).
+    (a small model's code is written from memory). A statement repeating one of `known` (the text
+    around this one) or one made earlier goes.
     """
     out = Grounded(text="")
+    walk = _Walk(seen=[_MARKER.sub("", k).strip() for k in known])
     context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
     texts = context.texts
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)
@@ -192,8 +214,10 @@ def ground_text(
         if _FENCE.match(stripped):
             block = [line]
             continue
-        if stripped.startswith("#"):
-            unchecked = bool(_UNCHECKED_SECTION.search(stripped))
+        if stripped.startswith("#") or _LABEL_LINE.match(stripped):
+            if stripped.startswith("#"):
+                unchecked = bool(_UNCHECKED_SECTION.search(stripped))
+            walk.implied = named_in(stripped, context.names)
             lines.append(line)
             continue
         if not stripped or unchecked:
@@ -207,7 +231,7 @@ def ground_text(
             if not is_claim(sentence):
                 kept.append(sentence)
                 continue
-            grounded = _ground_sentence(sentence, context, out)
+            grounded = _ground_sentence(sentence, context, out, walk)
             if grounded is not None:
                 kept.append(grounded)
         rebuilt = " ".join(s for s in kept if s.strip())
@@ -215,8 +239,41 @@ def ground_text(
             lines.append(prefix + rebuilt)
     if block is not None:  # a block the model never closed
         lines += _ground_code(block, texts, out)
-    out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(drop_empty_scaffolding(lines))).strip()
     return out
+
+
+_LABEL_LINE = re.compile(r"^(?:[-*+]\s+)?\*\*[^*]{1,60}\*\*\s*:?\s*$|^[^.!?\[]{1,40}:$")
+_SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s+.*|(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?\s*|(?:[-*+]\s+)?[^.!?]{1,60}:)\s*$")
+
+
+def drop_empty_scaffolding(lines: list[str]) -> list[str]:
+    """`lines` without headings and bold labels ("**PostgreSQL:**") that nothing but other headings,
+    labels or blank lines follow: what is left of a section whose statements grounding removed."""
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        if _SCAFFOLD.match(line):
+            level = len(line) - len(line.lstrip("#")) if line.lstrip().startswith("#") else 7
+            rest = lines[i + 1 :]
+            has_body = False
+            for after in rest:
+                if not after.strip():
+                    continue
+                if after.lstrip().startswith("#"):
+                    depth = len(after.lstrip()) - len(after.lstrip().lstrip("#"))
+                    if depth <= level:
+                        break  # the next section at this level or above: this one had no body
+                    continue
+                if _SCAFFOLD.match(after):
+                    if level == 7:
+                        break  # the next label: this label had no body
+                    continue
+                has_body = True
+                break
+            if not has_body:
+                continue
+        kept.append(line)
+    return kept
 
 
 def grounding_note(result: Grounded) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig, language_instruction
@@ -135,12 +137,16 @@ def clean_overview(raw: str, source_count: int) -> tuple[str, list[dict]]:
 
 
 def ground_overview(state: ResearchState, text: str, numbering: dict[str, int]) -> Grounded:
-    """The overview grounded in the sources its branch answers cite (sections it adds are dropped)."""
+    """The overview grounded in the sources its branch answers cite (sections it adds are dropped);
+    a sentence that repeats a branch answer's goes, as the answer is printed beside it."""
     reverse = {n: sid for sid, n in numbering.items()}
     allowed = {s["id"]: s for s in state.get("sources", []) if s["id"] in numbering}
     question = state["question"]
     body = drop_sections(numbered_to_markers(text, reverse)[0])
-    return ground_text(body, allowed, finding_quotes(state.get("findings", [])), question_subjects(question), question)
+    answers = [text for _, text in ordered_syntheses(state)]
+    known = [s for answer in answers for s in re.split(r"(?<=[.!?])\s+|\n+", answer) if s.strip()]
+    quotes = finding_quotes(state.get("findings", []))
+    return ground_text(body, allowed, quotes, question_subjects(question), question, known)
 
 
 def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
