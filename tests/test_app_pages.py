@@ -416,7 +416,7 @@ def test_report_page_shows_answer_branches_sources_and_downloads(env: dict) -> N
     no_exception(at)
     body = texts(at.markdown)
     assert "The research answers the question" in body
-    assert "#### Findings" in body  # the model's headings sit below the page's own
+    assert "#### Conclusion" in body  # the model's headings sit below the page's own
     assert len([e for e in at.expander if not e.label.startswith("What the sources say")]) == 3  # the branches
     assert [d.label for d in at.get("download_button")] == ["Markdown", "HTML", "JSON"]
     sources = at.dataframe[0].value

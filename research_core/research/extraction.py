@@ -99,6 +99,38 @@ def picked_quotes(
     return [(text, run)], []
 
 
+def refusal(text: str, quote: str, known_texts: list[str], focus: str | None) -> str | None:
+    """Why a picked quote is not kept as a finding, or None: too short to state a fact, off the
+    sub-question (`focus`; None for a hypothesis, a claim to test whose evidence may use none of its
+    words), or a repeat of a finding already kept."""
+    if len(quote.split()) < MIN_QUOTE_WORDS:
+        return f"too short to state a fact: {quote!r}"
+    if focus is not None and not quote_on_topic(quote, focus):
+        return f"not about this sub-question: {quote[:120]!r}"
+    twin = duplicate_of(text, known_texts)
+    if twin is not None:
+        return f"merged into an earlier finding ({twin[:80]!r}): {text[:80]!r}"
+    return None
+
+
+def extraction_log(branch_id: str, kept: int, refused: list[str], reasoning: str) -> list[dict]:
+    """The step's log: how many findings were kept and, when some were refused, why."""
+    message = f"{kept} new findings"
+    if refused:
+        message += f"; {len(refused)} dropped (no sentence shown, unsupported, off-topic or duplicate)"
+    log = [LogEntry(node="research_step", branch=branch_id, message=message, reasoning=reasoning).model_dump()]
+    if refused:
+        log.append(
+            LogEntry(
+                node="research_step",
+                branch=branch_id,
+                kind="evidence",
+                message=f"Refused {len(refused)} finding(s): " + "; ".join(refused[:8]),
+            ).model_dump()
+        )
+    return log
+
+
 def extract_findings(
     services: Services,
     branch: SubQuestion,
@@ -141,16 +173,9 @@ def extract_findings(
         for text, run in quoted:
             source = sources[run[0].source]
             quote = quote_text(run)
-            if len(quote.split()) < MIN_QUOTE_WORDS:
-                refused.append(f"too short to state a fact: {quote!r}")
-                continue
-            # a hypothesis is a claim to test: evidence for or against it may use none of its words
-            if branch.kind == "question" and not quote_on_topic(quote, focus):
-                refused.append(f"not about this sub-question: {quote[:120]!r}")
-                continue
-            twin = duplicate_of(text, known_texts)
-            if twin is not None:
-                refused.append(f"merged into an earlier finding ({twin[:80]!r}): {text[:80]!r}")
+            why_not = refusal(text, quote, known_texts, focus if branch.kind == "question" else None)
+            if why_not:
+                refused.append(why_not)
                 continue
             known_texts.append(text)
             cited[source.id] = source
@@ -166,17 +191,5 @@ def extract_findings(
                     location=location(source.url, quote),
                 ).model_dump()
             )
-    message = f"{len(findings)} new findings"
-    if refused:
-        message += f"; {len(refused)} dropped (no sentence shown, unsupported, off-topic or duplicate)"
-    log = [LogEntry(node="research_step", branch=branch.id, message=message, reasoning=out.reasoning).model_dump()]
-    if refused:
-        log.append(
-            LogEntry(
-                node="research_step",
-                branch=branch.id,
-                kind="evidence",
-                message=f"Refused {len(refused)} finding(s): " + "; ".join(refused[:8]),
-            ).model_dump()
-        )
+    log = extraction_log(branch.id, len(findings), refused, out.reasoning)
     return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": log}

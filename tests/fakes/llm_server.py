@@ -103,12 +103,12 @@ def default_reply(task: str, body: dict) -> str:
         rest = " ".join(line if line.endswith(".") else line + "." for line in lines[1:2])
         return f"The sources agree on the main point: {point}. {rest}".rstrip() + "\n\nCaveats: scripted answer."
     if task == "meta_synthesis":
-        # restates the first cited sentence of each sub-answer
+        # frames the sub-answers, then restates their first cited sentences (which the engine drops:
+        # the report prints each branch answer beside the overview)
         claims = re.findall(r"([^.\n]*?\w[^.\n]*?(?:\[\d+\])+)", _tag(text, "sub_answers"))
-        first = claims[0].strip().lstrip(":").strip() if claims else "no sub-answer cited a source"
         body = " ".join(c.strip() + "." for c in claims[:3])
         return (
-            f"The research answers the question: {first}.\n\n## Findings\n{body}\n\n"
+            f"The research answers the question by comparing the sub-answers below.\n\n## Findings\n{body}\n\n"
             "## Conclusion\nA scripted conclusion.\n\n## Limitations\nScripted data."
         )
     if task == "propose_hypotheses":
