@@ -80,7 +80,8 @@ def run_pairs(result: RunResult, row: dict[str, Any]) -> tuple[list[dict[str, An
     findings = findings_by_source(result)
     pairs: list[dict[str, Any]] = []
     uncited = 0
-    for index, sentence in enumerate(statements(result.final_answer or "", question_subjects(result.question))):
+    names = question_subjects(result.question)
+    for index, sentence in enumerate(statements(result.final_answer or "", names, result.question)):
         numbers = cited_numbers(sentence)
         uncited += not numbers
         for number in numbers:

@@ -44,6 +44,7 @@ Takes tens of minutes on 2 cores. Run: .venv/bin/python -m bench.research_qualit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -340,10 +341,10 @@ def content_words(text: str) -> set[str]:
     return words
 
 
-def statements(report: str, names: tuple[str, ...] = ()) -> list[str]:
+def statements(report: str, names: tuple[str, ...] = (), question: str = "") -> list[str]:
     """The report's factual sentences (see the module docstring). Given the question's subjects
-    (`names`), framing sentences ("X and Y differ in ...", the engine's `is_framing`) are left out:
-    they state no fact and carry no citation by design."""
+    (`names`), framing sentences ("X and Y differ in ...", a restatement of `question`: the engine's
+    `is_framing`) are left out: they state no fact and carry no citation by design."""
     out = []
     for line in report.splitlines():
         line = line.strip()
@@ -356,7 +357,7 @@ def statements(report: str, names: tuple[str, ...] = ()) -> list[str]:
             bare = re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence)
             if len(re.findall(r"\w+", bare)) < 5 or HEDGES.search(sentence):
                 continue
-            if names and is_framing(bare, names):
+            if names and is_framing(bare, names, question):
                 continue
             out.append(sentence)
     return out
@@ -375,7 +376,7 @@ def measure(result: Any, question: dict, texts: dict[str, str], manuals: dict[st
     report = result.final_answer or ""
     numbered = {n: s for n, s in enumerate(result.sources, start=1)}
     cited = supported = 0
-    sents = statements(report, question_subjects(result.question))
+    sents = statements(report, question_subjects(result.question), result.question)
     for sentence in sents:
         numbers = {int(n) for group in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for n in group.split(",")}
         refs = [numbered[n] for n in numbers if n in numbered]
@@ -527,6 +528,15 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return s
 
 
+def drafts_recorded(path: Path | None) -> contextlib.AbstractContextManager:
+    """Record the drafts before grounding into `path` (`bench.drafts`), or nothing."""
+    if path is None:
+        return contextlib.nullcontext()
+    from bench.drafts import recording  # bench.drafts reads this module's statement rules
+
+    return recording(path)
+
+
 def main() -> None:
     """Measure and print the figures for bench/README.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -539,6 +549,7 @@ def main() -> None:
     parser.add_argument("--skip-runs", action="store_true")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--keep-runs", type=Path, default=None, help="keep the runs' database here (for the logs)")
+    parser.add_argument("--drafts", type=Path, default=None, help="record drafts before grounding")
     parser.add_argument("--search", choices=["library", "web"], default="library", help="library, or the local web")
     parser.add_argument("--read-pages", choices=["on", "off", "both"], default="both", help="with --search web")
     args = parser.parse_args()
@@ -554,7 +565,7 @@ def main() -> None:
     print("library:", json.dumps(figures["library"]), flush=True)
     texts = page_texts(args.library)
     try:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, drafts_recorded(args.drafts):
             db = Path(tmp) / "arbor.db"
             shutil.copy(args.library, db)
             if not args.skip_mode:

@@ -197,3 +197,56 @@ def test_a_repeated_statement_is_said_once():
     assert out.text.count("ts_rank_cd") == 1
     overview = _ground(sentence, {"p1": PG_RANK}, known=[sentence])
     assert overview.text == ""
+
+
+SQLITE_WINDOW = {
+    "title": "Window Functions",
+    "url": "/usr/share/doc/sqlite3/windowfunctions.html",
+    "snippet": "SQLite supports window functions through its built-in window functions, which take their "
+    "input values from a window of rows.",
+}
+PG_WINDOW = {
+    "title": "3.5. Window Functions",
+    "url": "/usr/share/doc/postgresql-doc-15/html/tutorial-window.html",
+    "snippet": "A window function performs a calculation across a set of table rows that are somehow related "
+    "to the current row.",
+}
+PG_EVENT_LOG = {
+    "title": "19.12. Registering Event Log on Windows",
+    "url": "/usr/share/doc/postgresql-doc-15/html/event-log-registration.html",
+    "snippet": "To register a Windows event log library with the operating system, issue this command.",
+}
+WINDOW_QUESTION = "How do PostgreSQL and SQLite support window functions?"
+
+
+def test_a_page_that_only_names_a_system_cannot_lend_it_another_pages_words():
+    # the words are on SQLite's page; PostgreSQL comes only from a page about the Windows event log
+    text = "PostgreSQL supports window functions through its built-in window functions [[src:bb01]] [[src:ee01]]."
+    evidence = build_evidence({"bb01": SQLITE_WINDOW, "ee01": PG_EVENT_LOG}, {}, NAMES)
+    assert "source about postgresql holds" in (check_claim(text, ["bb01", "ee01"], evidence, NAMES) or "")
+    out = _ground(text, {"bb01": SQLITE_WINDOW, "ee01": PG_EVENT_LOG}, topic=WINDOW_QUESTION)
+    assert out.text == "" and out.supported == 0
+
+
+def test_a_citation_the_sentence_does_not_need_is_dropped():
+    text = (
+        "A window function performs a calculation across a set of table rows related to the current row in "
+        "PostgreSQL [[src:aa01]] [[src:ee01]]."
+    )
+    out = _ground(text, {"aa01": PG_WINDOW, "ee01": PG_EVENT_LOG}, topic=WINDOW_QUESTION)
+    assert out.supported == 1
+    assert "[[src:aa01]]" in out.text and "[[src:ee01]]" not in out.text
+
+
+def test_a_long_sentence_that_restates_the_question_carries_no_citation():
+    question = (
+        "How do PostgreSQL and SQLite differ in full-text search: how documents are indexed, how queries "
+        "are written, and how results are ranked?"
+    )
+    text = (
+        "Full-text search in PostgreSQL and SQLite differ in how documents are indexed, queries written, and "
+        "results ranked [[src:aa01]] [[src:bb01]]."
+    )
+    assert is_framing(text.split(" [[")[0], NAMES, question)
+    out = _ground(text, {"aa01": PG_RANK, "bb01": SQLITE_FTS}, topic=question)
+    assert "[[src:" not in out.text and out.statements == 0

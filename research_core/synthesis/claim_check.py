@@ -8,15 +8,18 @@ title; the passage when no finding quotes it):
    sentence names is the subject of a source it cites (named in that source's title or address,
    or else in its text). A comparison ("X does A, while Y does B") is checked clause by clause,
    each clause against the sources about the subjects it names; a clause naming several subjects
-   ("both X and Y use A") against the sources of each.
+   ("both X and Y use A") against the sources of each. The sources about a subject must hold
+   half of the clause's words themselves: a page that only names X cannot lend X to words
+   another page holds.
 2. **Distinctive terms are quoted.** Every identifier, number, acronym, option and name of a
    clause (`text.terms`) is in the evidence it is checked against.
 3. **No reversed negation** (`text.negation`).
 
 Two kinds of sentences carry no citation: framing sentences, which announce a comparison or the
-report itself without stating a fact ("X and Y differ in how they handle locking"), and they are
-not counted as claims; and off-topic sentences, which (with the quotes they cite) share no word
-with the question and name none of its subjects: they are removed even when a source supports them.
+report itself without stating a fact ("X and Y differ in how they handle locking", or a
+restatement of the question), and they are not counted as claims; and off-topic sentences, which
+(with the quotes they cite) share no word with the question and name none of its subjects: they
+are removed even when a source supports them.
 """
 
 from __future__ import annotations
@@ -101,9 +104,12 @@ def _stems(text: str) -> set[str]:
     return {w[:STEM] for w in content_words(text)}
 
 
-def is_framing(sentence: str, names: Iterable[str]) -> bool:
-    """A sentence that frames a comparison or the report and names nothing beyond the question's subjects."""
-    if not _FRAMING.search(sentence) or len(sentence.split()) > FRAMING_MAX_WORDS:
+def is_framing(sentence: str, names: Iterable[str], question: str = "") -> bool:
+    """A sentence that frames a comparison or the report and names nothing beyond the question's subjects:
+    short, or of any length when every word of it is the `question`'s (it restates the question)."""
+    if not _FRAMING.search(sentence):
+        return False
+    if len(sentence.split()) > FRAMING_MAX_WORDS and not (question and _stems(sentence) <= _stems(question)):
         return False
     own = {n.lower() for n in names}
     return not [t for t in distinctive_terms(sentence) if t.lower() not in own]
@@ -150,9 +156,13 @@ def check_claim(
         sides = named_in(clause, names) or (implied if not named_in(bare, names) else []) or [""]
         for side in sides:
             pool = [sid for sid in cited if not side or side in evidence[sid].subjects] or cited
-            missing = missing_terms(clause, " ".join(evidence[sid].text for sid in pool), ignore=set(names))
+            pool_text = " ".join(evidence[sid].text for sid in pool)
+            where = f"the source about {side}" if side else "its sources"
+            missing = missing_terms(clause, pool_text, ignore=set(names))
             if missing:
-                where = f"the source about {side}" if side else "its sources"
                 return f"{', '.join(missing[:3])} not in {where}"
+            held = support_share(clause, pool_text)
+            if side and held < SUPPORT_BAR:
+                return f"{where} holds {held:.0%} of what the sentence says of {side}"
     conflict = polarity_conflict(bare, whole)
     return conflict

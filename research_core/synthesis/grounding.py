@@ -117,6 +117,17 @@ def _candidates(bare: str, cited: list[str], context: ClaimContext) -> list[list
     return unique
 
 
+def _needed(bare: str, group: list[str], context: ClaimContext, implied: list[str]) -> list[str]:
+    """`group` without the citations the sentence passes without: a page cited beside the one that
+    says it (a page on "Windows" beside the page on window functions) earns no place."""
+    kept = list(group)
+    for sid in group:
+        rest = [s for s in kept if s != sid]
+        if rest and check_claim(bare, rest, context.evidence, context.names, implied) is None:
+            kept = rest
+    return kept
+
+
 @dataclass
 class _Walk:
     """What the walk through a text knows at a sentence: the statements kept so far (and those of
@@ -136,7 +147,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     bare = _MARKER.sub("", sentence).strip()
     if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
         return None
-    if is_framing(bare, context.names):
+    if is_framing(bare, context.names, context.topic):
         return bare
     out.statements += 1
     cited = [sid for sid in cited_source_ids(sentence) if sid in context.evidence]
@@ -150,6 +161,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
         if why is None:
             out.supported += 1
             walk.seen.append(bare)
+            group = _needed(bare, group, context, walk.implied)
             if group == cited:
                 return sentence.strip()
             out.attached += len([sid for sid in group if sid not in cited])

@@ -1,0 +1,126 @@
+"""The model's drafts before the engine's grounding check, and what the check kept of them.
+
+A report shows only what the grounding check kept, so judging its sentences says nothing about the
+sentences the check removed. `recording(path)` wraps the check (`ground_text`, as the branch
+synthesis and the overview call it) and appends one JSON line per call: the draft, the grounded
+text, the sources the draft could cite (title, address, passage) and the quotes findings took from
+them. `python -m bench.drafts pairs` turns those lines into (sentence, cited source) pairs in the
+format of `bench/judge_pairs.py`, each with `engine_kept`: whether the sentence, citations aside,
+is still in the grounded text. Labelled by reading, they show how the check meets a reader: of the
+pairs labelled wrong or not stated, how many it removed; of those labelled supported, how many it kept.
+
+    .venv/bin/python -m bench.research_quality ... --drafts R-drafts.jsonl
+    .venv/bin/python -m bench.drafts pairs --drafts R-drafts.jsonl --out bench/judged/ROUND/pairs-drafts.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench.research_quality import statements
+from research_core.synthesis import grounding, meta, synthesize
+from research_core.synthesis.claim_check import question_subjects
+
+_MARKER = re.compile(r"\[\[src:([^\]]+)\]\]")
+_NUMBER = re.compile(r"\[\d+(?:,\s*\d+)*\]")
+
+
+def _source_record(source: Mapping) -> dict[str, str]:
+    return {key: str(source.get(key) or "") for key in ("title", "url", "snippet")}
+
+
+@contextmanager
+def recording(path: Path) -> Iterator[None]:
+    """While open, every grounding check of a branch answer or an overview is appended to `path`."""
+    original = grounding.ground_text
+    lock = threading.Lock()
+
+    def recorded(text: str, sources: Mapping[str, Mapping], quotes=None, names=(), topic="", known=()):
+        names = tuple(names)
+        out = original(text, sources, quotes, names, topic, known)
+        line = {
+            "topic": topic,
+            "names": list(names),
+            "draft": text,
+            "grounded": out.text,
+            "removed": list(zip(out.removed, out.reasons, strict=False)),
+            "sources": {sid: _source_record(s) for sid, s in sources.items()},
+            "quotes": {sid: list(q) for sid, q in (quotes or {}).items()},
+        }
+        with lock, path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+        return out
+
+    patched = [synthesize, meta]
+    for module in patched:
+        module.ground_text = recorded
+    try:
+        yield
+    finally:
+        for module in patched:
+            module.ground_text = original
+
+
+def _bare(text: str) -> str:
+    return " ".join(_NUMBER.sub("", _MARKER.sub("", text)).split()).strip(" .").lower()
+
+
+def draft_pairs(record: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The (sentence, cited source) pairs of one recorded draft, each with `engine_kept`."""
+    ids = list(dict.fromkeys(_MARKER.findall(record["draft"])))
+    number = {sid: n for n, sid in enumerate(ids, start=1)}
+    numbered = _MARKER.sub(lambda m: f"[{number[m.group(1)]}]", record["draft"])
+    kept_text = _bare(record["grounded"])
+    names = tuple(record.get("names") or question_subjects(record.get("topic", "")))
+    pairs = []
+    for position, sentence in enumerate(statements(numbered, names, record.get("topic", ""))):
+        kept = _bare(sentence) in kept_text
+        for n in dict.fromkeys(int(x) for g in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for x in g.split(",")):
+            sid = ids[n - 1] if 0 < n <= len(ids) else ""
+            source = record["sources"].get(sid, {})
+            pairs.append(
+                {
+                    "draft": index,
+                    "question": record.get("topic", ""),
+                    "sentence_index": position,
+                    "sentence": sentence,
+                    "source": n,
+                    "dangling": not source,
+                    "title": source.get("title", ""),
+                    "url": source.get("url", ""),
+                    "passage": source.get("snippet", ""),
+                    "findings": [{"quote": q} for q in record["quotes"].get(sid, [])],
+                    "engine_kept": kept,
+                    "label": "",
+                    "reason": "",
+                }
+            )
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.drafts")
+    sub = parser.add_subparsers(dest="command", required=True)
+    pairs = sub.add_parser("pairs", help="write the drafts' (sentence, cited source) pairs for labelling")
+    pairs.add_argument("--drafts", type=Path, required=True)
+    pairs.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    records = [json.loads(line) for line in args.drafts.read_text(encoding="utf-8").splitlines() if line.strip()]
+    written = [pair for i, record in enumerate(records) for pair in draft_pairs(record, i)]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as f:
+        for pair in written:
+            f.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    kept = sum(p["engine_kept"] for p in written)
+    print(f"{len(written)} pairs from {len(records)} drafts ({kept} kept by the engine) -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
