@@ -253,6 +253,7 @@ if job is not None and job.active:
 else:
     if job is not None and job.comparison is not None:
         compare_view.judgement(job.comparison, names)
+        compare_view.judgement_downloads(job.comparison, names, metrics(left), metrics(right))
     elif job is not None and job.failed_while == "judging" and job.error:
         st.error(f"The judgement failed: {esc(job.error)}", icon=":material/error:")
     again = job is not None and job.comparison is not None

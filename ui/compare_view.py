@@ -7,11 +7,15 @@ escaped, never as Markdown or HTML.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from research_core.output.document import DOCUMENT_FORMATS, document_mime, render_document
 from research_core.runs.compare import CRITERIA, Comparison, RunMetrics
 from research_core.runs.errors import RunError
 from research_core.runs.records import RunSummary
@@ -177,6 +181,46 @@ def judgement(comparison: Comparison, names: Mapping[str, str]) -> None:
     st.caption(judge_cost_text(comparison))
 
 
+def judgement_markdown(comparison: Comparison, names: Mapping[str, str], left: RunMetrics, right: RunMetrics) -> str:
+    """The judgement as a document: the two runs, their figures, the winner per criterion, the reasons."""
+    lines = [
+        f"# Comparison: {esc(comparison.question) or 'two reports'}",
+        "",
+        f"Left: **{esc(names.get(left.run_id, left.run_id))}**, run {esc(left.run_id)} · "
+        f"Right: **{esc(names.get(right.run_id, right.run_id))}**, run {esc(right.run_id)}",
+        "",
+        "## Figures",
+        "",
+        "| | Left | Right |",
+        "|---|---|---|",
+    ]
+    rows = zip(METRIC_LABELS, metric_values(left), metric_values(right), strict=True)
+    lines.extend(f"| {label} | {esc(a)} | {esc(b)} |" for label, a, b in rows)
+    lines += ["", "## Judgement", "", *(f"- {line}" for line in judgement_lines(comparison, names)), ""]
+    for n, verdict in enumerate(comparison.verdicts, start=1):
+        a, b = names.get(verdict.report_a, verdict.report_a), names.get(verdict.report_b, verdict.report_b)
+        lines += [f"### Order {n}: A = {esc(a)}, B = {esc(b)}", "", esc(verdict.reasoning) or "*No reasons given.*", ""]
+    if not comparison.verdicts:
+        lines += [f"> {esc(reason)}\n" for reason in comparison.reasoning]
+    lines += [f"*One order could not be judged: {esc(error)}*\n" for error in comparison.judge_errors]
+    lines.append(judge_cost_text(comparison))
+    return "\n".join(lines) + "\n"
+
+
+def judgement_downloads(comparison: Comparison, names: Mapping[str, str], left: RunMetrics, right: RunMetrics) -> None:
+    """Download buttons for the judgement as Markdown, HTML, PDF and Word (the last two made on click)."""
+    markdown = judgement_markdown(comparison, names, left, right)
+    title = f"Comparison: {comparison.question}"
+    stem = "comparison-" + "-".join(re.sub(r"[^A-Za-z0-9_-]+", "", r)[:40] for r in (left.run_id, right.run_id))
+    with st.container(horizontal=True, gap="small"):
+        for fmt in DOCUMENT_FORMATS:
+            label, icon = report_view.EXPORT_FORMATS[fmt]
+            data: Any = partial(render_document, title, markdown, fmt)
+            if fmt in ("md", "html"):
+                data = data()
+            report_view.download_button(label, icon, data, f"{stem}.{fmt}", document_mime(fmt), f"cmp_judgement_{fmt}")
+
+
 # ---- progress -----------------------------------------------------------------------------------
 
 
@@ -245,5 +289,6 @@ def reports_side_by_side(left: RunResult, right: RunResult, names: Mapping[str, 
         with col:
             st.markdown(f"#### {esc(names.get(result.run_id, key))}")
             st.caption(esc(widgets.shorten(result.question, 160)))
+            report_view.downloads(result, f"compare_{key}")
             with st.container(border=True, height=640):
                 report_view.report(result, key_prefix=f"compare_{key}", compact=True)

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from research_core.output.export import drop_missing_citations, export_result
+from research_core.output.export import (
+    BINARY_FORMATS,
+    MIME_TYPES,
+    drop_missing_citations,
+    export_file_name,
+    export_result,
+)
 from research_core.output.quotes import QuotesBySource, citation_hover, quotes_by_source, result_findings
 from research_core.output.sanitize import safe_link
 from research_core.schemas import RunResult, Source
@@ -32,6 +38,8 @@ EXPORT_FORMATS = {
     "md": ("Markdown", ":material/description:"),
     "html": ("HTML", ":material/language:"),
     "json": ("JSON", ":material/data_object:"),
+    "pdf": ("PDF", ":material/picture_as_pdf:"),
+    "docx": ("Word", ":material/article:"),
 }
 
 # verdict: (label, badge colour, icon)
@@ -211,24 +219,44 @@ def quality_row(result: RunResult) -> None:
 
 
 def downloads(result: RunResult, key_prefix: str) -> None:
-    """Download buttons for the Markdown, HTML and JSON exports."""
+    """Download buttons for every export: Markdown, HTML, JSON, PDF and Word.
+
+    PDF and Word are rendered when clicked (a long report takes a second or more to print), the
+    text formats with the page.
+    """
     with st.container(horizontal=True, gap="small"):
         for fmt, (label, icon) in EXPORT_FORMATS.items():
-            try:
-                content, file_name, mime = export_result(result, fmt)  # type: ignore[arg-type]
-            except Exception:
-                logger.exception("export %s of %s failed", fmt, result.run_id)
-                st.button(f"{label} unavailable", disabled=True, key=f"{key_prefix}_dl_{fmt}_off")
-                continue
-            st.download_button(
-                label,
-                data=content,
-                file_name=file_name,
-                mime=mime,
-                icon=icon,
-                key=f"{key_prefix}_dl_{fmt}",
-                on_click="ignore",
-            )
+            key = f"{key_prefix}_dl_{fmt}"
+            if fmt in BINARY_FORMATS:
+                data: Any = rendered_on_click(result, fmt)
+            else:
+                try:
+                    data = export_result(result, fmt)[0]  # type: ignore[arg-type]
+                except Exception:
+                    logger.exception("export %s of %s failed", fmt, result.run_id)
+                    st.button(f"{label} unavailable", disabled=True, key=f"{key}_off")
+                    continue
+            file_name = export_file_name(result, fmt)  # type: ignore[arg-type]
+            download_button(label, icon, data, file_name, MIME_TYPES[fmt], key)
+
+
+def rendered_on_click(result: RunResult, fmt: str) -> Callable[[], bytes]:
+    """A deferred download's data: `result` exported as `fmt` when the user clicks (failures logged)."""
+
+    def render() -> bytes:
+        try:
+            content = export_result(result, fmt)[0]  # type: ignore[arg-type]
+        except Exception:
+            logger.exception("export %s of %s failed", fmt, result.run_id)
+            raise
+        return content if isinstance(content, bytes) else content.encode("utf-8")
+
+    return render
+
+
+def download_button(label: str, icon: str, data: Any, file_name: str, mime: str, key: str) -> None:
+    """One download button that does not rerun the page; `data` may be a callable run on click."""
+    st.download_button(label, data=data, file_name=file_name, mime=mime, icon=icon, key=key, on_click="ignore")
 
 
 # ---- branches and hypotheses ------------------------------------------------------------------------

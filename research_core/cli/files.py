@@ -54,8 +54,9 @@ def check_output_path(path: Path, db_path: Path, option: str) -> None:
         raise OutputPathError(f"{option} {path}: the folder {target.parent} does not exist; create it first.")
 
 
-def write_output(path: Path, text: str, db_path: Path, option: str) -> Path:
-    """Write `text` to `path` atomically (temporary file in the same folder, then rename).
+def write_output(path: Path, text: str | bytes, db_path: Path, option: str) -> Path:
+    """Write `text` (UTF-8 text, or bytes as they are) to `path` atomically (temporary file in the
+    same folder, then rename).
 
     The path is checked with `check_output_path` first. A symlink is followed, so the file it
     points to is replaced. Returns the path written. Raises OutputPathError or OSError.
@@ -65,8 +66,9 @@ def write_output(path: Path, text: str, db_path: Path, option: str) -> Path:
     mode = _mode_for(target)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        data = text if isinstance(text, bytes) else text.encode("utf-8")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)

@@ -32,7 +32,7 @@ def resume_command(runner: Runner, run_id: str, answer: str | None = None) -> st
     return f"python -m research_core resume {run_id}{db_flag(runner)}{tail}"
 
 
-def write_file(path: Path, text: str, runner: Runner, option: str) -> None:
+def write_file(path: Path, text: str | bytes, runner: Runner, option: str) -> None:
     """Write one output file atomically, never over the database; a problem is one CliError line."""
     try:
         write_output(path, text, runner.db_path, option)

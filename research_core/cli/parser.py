@@ -150,8 +150,13 @@ def _add_record_commands(sub: Any) -> None:
 
     p = sub.add_parser("export", help="export a finished run")
     p.add_argument("run_id")
-    p.add_argument("--format", choices=["md", "html", "json", "jsonl"], default="md", help="jsonl: the execution log")
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument(
+        "--format",
+        choices=["md", "html", "json", "jsonl", "pdf", "docx"],
+        default="md",
+        help="jsonl: the execution log; pdf and docx are binary and need --output (or a pipe)",
+    )
+    p.add_argument("--output", "--out", dest="out", type=Path, help="the file to write (default: standard output)")
     add_common_options(p)
 
     p = sub.add_parser("delete", help="delete a run and its checkpoints")

@@ -51,13 +51,17 @@ from research_core.tree import BranchTree
 
 logger = logging.getLogger(__name__)
 
-ExportFormat = Literal["md", "html", "json", "jsonl"]
+ExportFormat = Literal["md", "html", "json", "jsonl", "pdf", "docx"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "html", "json", "jsonl", "pdf", "docx")
+BINARY_FORMATS: frozenset[str] = frozenset({"pdf", "docx"})
 
 MIME_TYPES: dict[str, str] = {
     "md": "text/markdown",
     "html": "text/html",
     "json": "application/json",
     "jsonl": "application/x-ndjson",
+    "pdf": "application/pdf",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
 }
 
 _SNIPPET_CHARS = 240
@@ -543,7 +547,18 @@ def to_html(result: RunResult) -> str:
         body.append("<p><em>No sources were collected.</em></p>\n")
     body.append("</section>\n")
     body.extend(_render_block(md, block, count, report.hovers) for block in report.tail)
-    title = html.escape(" ".join(strip_control_chars(result.question).split()) or "Research report")
+    return html_page(result.question or "Research report", "".join(body))
+
+
+def markdown_html(markdown: str) -> str:
+    """CommonMark (with tables) rendered to HTML, raw HTML in it disabled; not yet sanitised."""
+    return _markdown_renderer().render(markdown)
+
+
+def html_page(title: str, body: str) -> str:
+    """A standalone HTML5 page titled `title` around `body`, which is sanitised here: inline CSS,
+    no scripts, no external resources, key-like strings redacted."""
+    shown = html.escape(" ".join(strip_control_chars(title).split()) or "Research report")
     page = (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -551,8 +566,8 @@ def to_html(result: RunResult) -> str:
         '<meta name="referrer" content="no-referrer">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="generator" content="Arbor">\n'
-        f"<title>{title}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
-        f"{sanitize_html(''.join(body))}\n</main>\n</body>\n</html>\n"
+        f"<title>{shown}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n<main>\n"
+        f"{sanitize_html(body)}\n</main>\n</body>\n</html>\n"
     )
     return redact_secrets(page)
 
@@ -608,9 +623,25 @@ def export_file_name(result: RunResult, fmt: ExportFormat) -> str:
     return f"{slug}-{run}.{fmt}"
 
 
-def export_result(result: RunResult, fmt: ExportFormat) -> tuple[str, str, str]:
-    """Render `result` as `fmt` ("md", "html", "json" or "jsonl": the log); return (content, name, MIME type)."""
+def render_export(result: RunResult, fmt: ExportFormat) -> str | bytes:
+    """`result` as `fmt`: text for md, html, json and jsonl (the log), bytes for pdf and docx.
+
+    The PDF and Word renderers are imported here, on first use: WeasyPrint takes a while to load.
+    """
+    if fmt == "pdf":
+        from research_core.output.pdf import to_pdf
+
+        return to_pdf(result)
+    if fmt == "docx":
+        from research_core.output.word import to_docx
+
+        return to_docx(result)
     renderers = {"md": to_markdown, "html": to_html, "json": to_json, "jsonl": to_jsonl}
     if fmt not in renderers:
-        raise ValueError(f"Unknown export format {fmt!r}; expected one of: md, html, json, jsonl.")
-    return renderers[fmt](result), export_file_name(result, fmt), MIME_TYPES[fmt]
+        raise ValueError(f"Unknown export format {fmt!r}; expected one of: {', '.join(EXPORT_FORMATS)}.")
+    return renderers[fmt](result)
+
+
+def export_result(result: RunResult, fmt: ExportFormat) -> tuple[str | bytes, str, str]:
+    """Render `result` as `fmt` (see `render_export`); return (content, file name, MIME type)."""
+    return render_export(result, fmt), export_file_name(result, fmt), MIME_TYPES[fmt]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from research_core.cli.errors import CliError
 from research_core.cli.gates import print_gate
@@ -40,16 +41,36 @@ def show(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> 
 
 
 def export(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
-    """Write a finished run as Markdown, HTML, JSON or its execution log (jsonl); refused until it finishes."""
-    from research_core.output.export import export_result
+    """Write a finished run as Markdown, HTML, JSON, its execution log (jsonl), PDF or Word (docx).
 
+    With --output the export goes to that file, else to standard output; a binary format (pdf,
+    docx) is refused, in one line, when standard output is a terminal. Refused until the run finishes.
+    """
+    from research_core.output.export import BINARY_FORMATS, export_result
+
+    binary = args.format in BINARY_FORMATS
+    if binary and args.out is None and sys.stdout.isatty():
+        raise CliError(f"{args.format} is a binary format; write it to a file with --output FILE (or pipe it)")
     result = runner.result(args.run_id)
     if result is None:
         raise CliError(f"run {args.run_id} has not finished; nothing to export yet")
     content, _name, _mime = export_result(result, args.format)
-    write_file(args.out, content, runner, "--out")
+    if args.out is None:
+        write_stdout(content)
+        return 0
+    write_file(args.out, content, runner, "--output")
     print(f"wrote {args.out}")
     return 0
+
+
+def write_stdout(content: str | bytes) -> None:
+    """Text through the (cleaning) standard output; bytes to its binary buffer, as they are."""
+    if isinstance(content, str):
+        sys.stdout.write(content)
+        return
+    sys.stdout.flush()
+    sys.stdout.buffer.write(content)
+    sys.stdout.buffer.flush()
 
 
 def delete(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:

@@ -1,0 +1,67 @@
+"""The PDF export: the report's sanitised HTML page printed by WeasyPrint with a print stylesheet.
+
+The page is the HTML export (`to_html`), so the PDF shows what it shows: title, question, date and
+totals, the report with its numbered citations as links to the sources list, the branch answers,
+and every source with its address (or file name and page) and the quotes behind its citations.
+
+A report is untrusted text, so rendering it must never load anything: WeasyPrint gets a URL
+fetcher that refuses every URL, whatever its scheme. The sanitiser already leaves no image or
+stylesheet to fetch; the fetcher is the second wall. Fonts come from the system (fontconfig); the
+stylesheet names Noto CJK after the Latin faces, so a Japanese or Chinese report prints real glyphs
+where those fonts are installed (`scripts/setup.sh` installs them).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from research_core.output.export import to_html
+from research_core.schemas import RunResult
+
+logger = logging.getLogger(__name__)
+
+# Cascades after the page's own screen stylesheet.
+PRINT_CSS = """
+@page { size: A4; margin: 18mm 16mm 20mm;
+        @bottom-center { content: counter(page) " / " counter(pages); font-size: 8pt; color: #59636e; } }
+html { font-size: 10.5pt; }
+body { font-family: "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", "Noto Sans CJK SC", sans-serif;
+       max-width: none; margin: 0; padding: 0; line-height: 1.45; }
+code, pre { font-family: "DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono CJK JP", monospace; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+h1, h2, h3, h4, h5, h6 { break-after: avoid; }
+h1 { font-size: 18pt; }
+h2 { font-size: 14pt; }
+section.sources li, blockquote, tr { break-inside: avoid; }
+a { color: #0969da; overflow-wrap: anywhere; }
+a[href^="#source-"] { color: #0969da; }
+table { width: 100%; }
+""".strip()
+
+
+def refusing_fetcher() -> object:
+    """A WeasyPrint URL fetcher that refuses every URL (http, file, data, anything) and logs it."""
+    from weasyprint.urls import URLFetcher
+
+    class RefusingFetcher(URLFetcher):
+        """Loads nothing: a report's URLs come from the web or a model."""
+
+        def fetch(self, url: str, headers: object = None) -> object:
+            logger.warning("PDF export refused to load %.200s", url)
+            raise ValueError("the PDF export loads no URL")
+
+    return RefusingFetcher(fail_on_errors=False)
+
+
+def html_to_pdf(page: str) -> bytes:
+    """Print an HTML page of Arbor's (already sanitised) as PDF bytes, loading no URL."""
+    from weasyprint import CSS, HTML
+
+    fetcher = refusing_fetcher()
+    document = HTML(string=page, base_url=None, url_fetcher=fetcher)
+    return document.write_pdf(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=fetcher)])
+
+
+def to_pdf(result: RunResult) -> bytes:
+    """The run's report as a PDF: the HTML export printed with the print stylesheet."""
+    return html_to_pdf(to_html(result))
