@@ -217,6 +217,12 @@ class RunConfig(BaseModel):
         default=False,
         description="Allow fetching pages on private, loopback and link-local addresses (intranets, tests)",
     )
+    read_deadline_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Seconds a research step waits for the pages it reads; every page fetch ends by then",
+    )
     searxng_url: str | None = Field(
         default=None, description="Base URL of the SearXNG instance; None = $ARBOR_SEARXNG_URL"
     )

@@ -28,6 +28,7 @@ from research_core.cli.terminal import clean_output_streams
 from research_core.configuration import LLMSettings, RunConfig
 from research_core.errors import ArborError
 from research_core.llm.client import allow_new_calls, stop_new_calls
+from research_core.net.transfer import allow_transfers, stop_transfers
 from research_core.output.sanitize import strip_url_secrets_in_text
 from research_core.runs.errors import RunError
 from research_core.runs.runner import Runner
@@ -71,11 +72,18 @@ def main(argv: list[str] | None = None) -> int:
 
     Everything printed is cleaned for the terminal; SIGTERM and SIGHUP stop a command like Ctrl-C.
     """
-    with clean_output_streams(), stop_signals_interrupt(on_stop=stop_new_calls):
+    with clean_output_streams(), stop_signals_interrupt(on_stop=_stop_new_work):
         try:
             return _main(argv)
         finally:
             allow_new_calls()
+            allow_transfers()
+
+
+def _stop_new_work() -> None:
+    """On a stop signal: no new LLM call starts, and page and search transfers end at their next read."""
+    stop_new_calls()
+    stop_transfers()
 
 
 def _main(argv: list[str] | None) -> int:

@@ -132,7 +132,11 @@ class Runner:
             events.append({**event, "t": time.time()})
 
         return Services(
-            llm=self.llm, backends=self.backends_for(config), config=config, emit=emit, page_cache=self.page_cache
+            llm=self.llm,
+            backends=self.backends_for(config),
+            config=config,
+            emit=emit,
+            page_cache=self.page_cache.for_run(run_id),
         )
 
     # ---- planning without a run ---------------------------------------------------------
@@ -369,17 +373,20 @@ class Runner:
         ]
 
     def delete(self, run_id: str) -> bool:
-        """Delete a run with its checkpoints and writes; refused while this or another process drives it.
+        """Delete a run with its checkpoints, its writes and the cached pages no other run read.
 
-        The check of the run's owner and the deletion share one transaction, like `claim`, so a
-        process cannot start driving the run in between.
+        Refused while this or another process drives it. The check of the run's owner and the
+        deletion share one transaction, like `claim`, so a process cannot start driving the run in
+        between.
         """
         if run_id in DRIVEN_HERE or self.is_active(run_id):
             raise RunError(f"Run {run_id} is running; stop it before deleting it.")
         try:
-            return self.store.delete(run_id, other_live_owner)
+            deleted = self.store.delete(run_id, other_live_owner)
         except RunOwnedElsewhere as exc:
             raise RunError(
                 f"Run {run_id} is being driven by another Arbor process (pid {exc.pid}); "
                 "wait until it pauses or finishes, or stop that process first, then delete it."
             ) from None
+        self.page_cache.forget_runs([run_id])  # the pages only this run read
+        return deleted

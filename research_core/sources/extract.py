@@ -3,17 +3,23 @@
 What comes out is untrusted data: plain text only (no markup survives extraction), with control
 characters removed and its length bounded, but its words are the page's own and may say anything,
 including instructions aimed at the model. Callers treat it as data.
+
+Extraction is bounded too: HTML is read up to its first `MAX_HTML_TAGS` tags (a page of 100,000
+links would cost seconds and hundreds of MB in the parser), and a PDF up to the limits of
+`research_core.sources.pdf` (pages, seconds, characters).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Literal
 
 from research_core.errors import ArborError
-from research_core.search.library import LibraryError, html_to_text, normalize_text, parse_document
+from research_core.search.library import html_to_text, normalize_text
 from research_core.sources.fetch import FetchedPage
+from research_core.sources.pdf import PdfUnreadable, bounded_pdf_text
 
 logger = logging.getLogger(__name__)
 
@@ -21,6 +27,10 @@ MAX_TEXT_CHARS = 200_000
 MAX_TITLE_CHARS = 300
 # Below this many characters a page has no text worth reading (a consent wall, an empty shell).
 MIN_TEXT_CHARS = 80
+# About 2 s and 100 MB of parsing at most; a long article has far fewer tags than this.
+MAX_HTML_TAGS = 30_000
+_TAG = re.compile(rb"<")
+_TAG_TEXT = re.compile(r"<")
 
 ExtractReason = Literal["empty", "unreadable"]
 
@@ -51,6 +61,15 @@ def _decoded(page: FetchedPage) -> str | bytes:
     return page.body
 
 
+def bounded_html(html: str | bytes, max_tags: int = MAX_HTML_TAGS) -> str | bytes:
+    """`html` cut just before its tag number `max_tags + 1` (the parser mends what the cut leaves open)."""
+    pattern = _TAG if isinstance(html, bytes) else _TAG_TEXT
+    for count, found in enumerate(pattern.finditer(html), start=1):  # type: ignore[arg-type]
+        if count > max_tags:
+            return html[: found.start()]
+    return html
+
+
 def html_main_text(html: str | bytes, url: str | None = None) -> PageText:
     """The main text of an HTML page, without navigation, boilerplate, scripts or styles.
 
@@ -59,6 +78,7 @@ def html_main_text(html: str | bytes, url: str | None = None) -> PageText:
     """
     import trafilatura
 
+    html = bounded_html(html)
     title = ""
     text = ""
     try:
@@ -88,14 +108,12 @@ def html_main_text(html: str | bytes, url: str | None = None) -> PageText:
 
 
 def pdf_text(body: bytes) -> PageText:
-    """The text of a PDF; ExtractError if it has none (a scan) or cannot be read."""
+    """The text of a PDF's first pages (`research_core.sources.pdf`); ExtractError if it has none or is unreadable."""
     try:
-        parsed = parse_document("page.pdf", body)
-    except LibraryError as exc:
-        message = str(exc).replace("'page.pdf' ", "the PDF ").replace("'page.pdf'", "the PDF")
-        reason: ExtractReason = "empty" if "no extractable text" in message else "unreadable"
-        raise ExtractError(reason, message) from None
-    return PageText(title=parsed.title if parsed.title != "page" else "", text=parsed.text)
+        parsed = bounded_pdf_text(body, MAX_TEXT_CHARS)
+    except PdfUnreadable as exc:
+        raise ExtractError("empty" if exc.empty else "unreadable", str(exc)) from None
+    return PageText(title=parsed.title, text=parsed.text)
 
 
 def extract_text(page: FetchedPage) -> PageText:

@@ -10,8 +10,13 @@ The rules, all enforced here:
 - Redirects are followed by hand, at most `max_redirects`, and every target is checked again.
 - Nothing identifying is sent: no cookies (the jar is emptied before every request), no Referer,
   no credentials from the URL, no proxy or netrc settings from the environment, no API key.
-- Connect and read timeouts per request, an overall deadline per page, and a size cap enforced
-  while the body streams in.
+- One deadline per page (or the caller's, if sooner), checked after every network read and
+  bounding every socket wait; a size cap enforced while the body streams in, and again on the
+  decoded body (`research_core.net.transfer`: gzip and deflate are decoded within the cap, other
+  encodings refused). A page is at most `max_bytes` raw plus `max_bytes` decoded in memory.
+- A body that says it is HTML but is binary (NUL bytes, an image or archive signature) is refused.
+- Whether any hop was served from a non-public address is recorded (`FetchedPage.private`,
+  `FetchError.private`), so the page cache can keep the address rule.
 
 Every failure is a `FetchError` with a short `user_message` and a `reason` the reader counts.
 """
@@ -22,13 +27,14 @@ import ipaddress
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urljoin
 
 import httpx
 
 from research_core.errors import ArborError
+from research_core.net.transfer import TransferError, read_body, size_label, timeout_until
 
 MAX_PAGE_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 3
@@ -44,6 +50,8 @@ GENERIC_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Answers that will not change if asked again soon (the page cache keeps them).
 PERMANENT_STATUSES = frozenset({401, 403, 404, 410, 451})
+# First bytes of binary formats a server may mislabel as HTML (PNG, GIF, JPEG, ZIP, gzip, 7z, ELF).
+BINARY_SIGNATURES = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"7z\xbc\xaf", b"\x7fELF")
 
 PageKind = Literal["html", "pdf"]
 FetchReason = Literal[
@@ -56,6 +64,8 @@ FetchReason = Literal[
     "too_many_redirects",
     "too_big",
     "not_html_or_pdf",
+    "encoding",
+    "stopped",
 ]
 Resolver = Callable[[str, int], list[str]]
 
@@ -71,6 +81,7 @@ class FetchError(ArborError):
         super().__init__(user_message)
         self.reason: FetchReason = reason
         self.permanent = permanent
+        self.private = False  # set when a hop before the failure was on a non-public address
 
 
 @dataclass(frozen=True)
@@ -94,6 +105,7 @@ class FetchedPage:
     kind: PageKind
     body: bytes
     charset: str | None = None
+    private: bool = False  # some hop was served from a non-public address (allowed by the policy)
 
 
 # ---- addresses -------------------------------------------------------------------------------------
@@ -162,6 +174,18 @@ def sniff_kind(body: bytes) -> PageKind | None:
     return None
 
 
+def looks_binary(body: bytes, charset: str | None) -> bool:
+    """True for a body that is not text: a known binary signature, or NUL bytes in its first 4 KB.
+
+    UTF-16 and UTF-32 text has NUL bytes, so a body whose charset names them is judged by its signature only.
+    """
+    head = body[:4096]
+    if head.startswith(BINARY_SIGNATURES):
+        return True
+    wide = (charset or "").lower().replace("-", "").startswith(("utf16", "utf32"))
+    return not wide and b"\x00" in head
+
+
 def kind_for_type(content_type: str) -> PageKind | None:
     """html or pdf for a media type, else None."""
     if content_type in HTML_TYPES:
@@ -192,18 +216,28 @@ class PageFetcher:
         self.resolver = resolver or system_resolver
         self.transport = transport
 
-    def fetch(self, url: str) -> FetchedPage:
-        """Fetch `url` (following at most `max_redirects` checked redirects); FetchError on failure."""
-        policy = self.policy
-        deadline = time.monotonic() + policy.deadline_s
-        timeout = httpx.Timeout(
-            connect=policy.connect_timeout_s, read=policy.read_timeout_s, write=policy.read_timeout_s, pool=1.0
-        )
+    def fetch(self, url: str, until: float | None = None) -> FetchedPage:
+        """Fetch `url` (following at most `max_redirects` checked redirects); FetchError on failure.
+
+        The fetch ends by the policy's deadline, or by `until` (a `time.monotonic()` value) if sooner.
+        """
+        deadline = time.monotonic() + self.policy.deadline_s
+        deadline = min(deadline, until) if until is not None else deadline
+        hops: list[str] = []
+        try:
+            return self._follow(url, deadline, hops)
+        except FetchError as exc:
+            exc.private = any(address_refusal(a, allow_private=False) for a in hops)
+            raise
+
+    def _follow(self, url: str, deadline: float, hops: list[str]) -> FetchedPage:
+        """Request `url`, then each redirect's target, appending every checked address to `hops`."""
         current = url
-        with httpx.Client(transport=self.transport, timeout=timeout, follow_redirects=False, trust_env=False) as client:
-            for hop in range(policy.max_redirects + 1):
+        with httpx.Client(transport=self.transport, follow_redirects=False, trust_env=False) as client:
+            for hop in range(self.policy.max_redirects + 1):
                 target = self._parse(current)
                 address = self._checked_address(target, hop)
+                hops.append(address)
                 client.cookies.clear()
                 response = self._send(client, target, address, deadline)
                 try:
@@ -211,10 +245,12 @@ class PageFetcher:
                     if response.status_code in REDIRECT_STATUSES and location:
                         current = urljoin(current, location.strip())
                         continue
-                    return self._read(response, url, current, deadline)
+                    page = self._read(response, url, current, deadline)
                 finally:
                     response.close()
-        raise FetchError("too_many_redirects", f"more than {policy.max_redirects} redirects", permanent=True)
+                private = any(address_refusal(a, allow_private=False) for a in hops)
+                return replace(page, private=private)
+        raise FetchError("too_many_redirects", f"more than {self.policy.max_redirects} redirects", permanent=True)
 
     # -- steps
 
@@ -258,14 +294,19 @@ class PageFetcher:
         }
         extensions = {"sni_hostname": target.raw_host.decode("ascii")} if target.scheme == "https" else {}
         if time.monotonic() >= deadline:
-            raise FetchError("timeout", f"no answer within {self.policy.deadline_s:.0f} s")
-        request = client.build_request("GET", pinned, headers=headers, extensions=extensions)
+            raise FetchError("timeout", f"no answer within {self.policy.deadline_s:g} s")
+        policy = self.policy
+        timeout = timeout_until(deadline, policy.connect_timeout_s, policy.read_timeout_s)
+        request = client.build_request("GET", pinned, headers=headers, extensions=extensions, timeout=timeout)
         try:
             return client.send(request, stream=True)
         except httpx.TimeoutException:
             raise FetchError("timeout", "the server did not answer in time") from None
         except httpx.HTTPError as exc:
             raise FetchError("connect", f"the connection failed ({type(exc).__name__})") from None
+        except httpx.InvalidURL:  # httpx reads a redirect's Location itself (javascript:, data:, a bad host)
+            message = "the page redirects to an address that is not an http(s) URL"
+            raise FetchError("bad_url", message, permanent=True) from None
 
     def _read(self, response: httpx.Response, url: str, final_url: str, deadline: float) -> FetchedPage:
         status = response.status_code
@@ -280,7 +321,8 @@ class PageFetcher:
             raise FetchError("not_html_or_pdf", f"{declared} is not HTML or PDF", permanent=True)
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > self.policy.max_bytes:
-            raise FetchError("too_big", f"larger than {self._cap_label()}", permanent=True)
+            raise FetchError("too_big", f"larger than {size_label(self.policy.max_bytes)}", permanent=True)
+        charset = charset_of(content_type)
         body = self._body(response, deadline)
         sniffed = sniff_kind(body)
         if kind is None:
@@ -289,25 +331,15 @@ class PageFetcher:
             kind = sniffed
         elif kind == "html" and sniffed == "pdf":
             kind = "pdf"
-        return FetchedPage(url=url, final_url=final_url, kind=kind, body=body, charset=charset_of(content_type))
+        if kind == "html" and looks_binary(body, charset):
+            raise FetchError("not_html_or_pdf", "binary content served as HTML", permanent=True)
+        return FetchedPage(url=url, final_url=final_url, kind=kind, body=body, charset=charset)
 
     def _body(self, response: httpx.Response, deadline: float) -> bytes:
-        chunks: list[bytes] = []
-        total = 0
         try:
-            for chunk in response.iter_bytes(chunk_size=64 * 1024):
-                total += len(chunk)
-                if total > self.policy.max_bytes:
-                    raise FetchError("too_big", f"larger than {self._cap_label()}", permanent=True)
-                if time.monotonic() > deadline:
-                    raise FetchError("timeout", f"not received within {self.policy.deadline_s:.0f} s")
-                chunks.append(chunk)
-        except httpx.TimeoutException:
-            raise FetchError("timeout", "the server stopped sending in time") from None
-        except httpx.HTTPError as exc:
-            raise FetchError("connect", f"the transfer failed ({type(exc).__name__})") from None
-        return b"".join(chunks)
-
-    def _cap_label(self) -> str:
-        cap = self.policy.max_bytes
-        return f"{cap / 1024 / 1024:g} MB" if cap >= 1024 * 1024 else f"{cap // 1024} KB"
+            return read_body(response, self.policy.max_bytes, deadline)
+        except TransferError as exc:
+            if exc.reason == "timeout":
+                raise FetchError("timeout", f"not received within {self.policy.deadline_s:g} s") from None
+            reason: FetchReason = "connect" if exc.reason == "transfer" else exc.reason
+            raise FetchError(reason, str(exc), permanent=exc.reason in ("too_big", "encoding")) from None

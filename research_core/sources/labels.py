@@ -18,6 +18,8 @@ REASON_LABELS: dict[str, str] = {
     "too_many_redirects": "too many redirects",
     "too_big": "too big",
     "not_html_or_pdf": "not HTML or PDF",
+    "encoding": "unsupported encoding",
+    "stopped": "stopped",
     "empty": "no readable text",
     "unreadable": "unreadable",
     "no_match": "nothing on the question",

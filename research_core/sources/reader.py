@@ -8,8 +8,11 @@ timeout, HTTP error, too big, not HTML or PDF, no text, no passage about the que
 the search snippet in place, marked `read="snippet"` with the reason in `read_note`. Library
 sources pass through untouched.
 
-Fetches run concurrently (a small thread pool, at most `MAX_PER_HOST` at a time per host) under
-one overall deadline, so a slow site delays a branch by at most `READ_DEADLINE_S`.
+Fetches run concurrently (a few daemon threads, at most `MAX_PER_HOST` at a time per host) under
+one overall deadline that every fetch also keeps, so a slow site delays a branch by at most
+`READ_DEADLINE_S` and nothing a fetch started outlives it by more than a read timeout; a stopping
+process (`research_core.net.transfer.stop_transfers`) ends the wait and the transfers at once.
+The page cache answers only with pages fetched under the run's address rule.
 """
 
 from __future__ import annotations
@@ -18,20 +21,21 @@ import logging
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
 from research_core.configuration import RunConfig
+from research_core.net.transfer import transfers_stopped
 from research_core.schemas import LogEntry, Source, SubQuestion
 from research_core.services import Services
 from research_core.sources.cache import CachedPage, PageCache
 from research_core.sources.extract import ExtractError, extract_text
-from research_core.sources.fetch import FetchError, FetchPolicy, PageFetcher
+from research_core.sources.fetch import PAGE_DEADLINE_S, FetchError, FetchPolicy, PageFetcher
 from research_core.sources.labels import reasons_text
 from research_core.sources.passages import Passage, joined, select_passages
+from research_core.sources.workers import run_until
 
 logger = logging.getLogger(__name__)
 
@@ -87,56 +91,69 @@ def is_readable(source: Source) -> bool:
     return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
 
 
-def fetch_page(fetcher: PageFetcher, url: str) -> tuple[CachedPage, bool]:
-    """Fetch and extract one page. Returns (the page or its failure, whether the result may be cached)."""
+def fetch_page(fetcher: PageFetcher, url: str, until: float | None = None) -> tuple[CachedPage, bool]:
+    """Fetch and extract one page by `until` (monotonic). Returns (the page or its failure, whether it may be stored).
+
+    A failure that may pass (a timeout, a 5xx) is not to be stored; it is remembered in memory for a while.
+    """
     try:
-        page = fetcher.fetch(url)
+        page = fetcher.fetch(url, until=until)
         text = extract_text(page)
     except FetchError as exc:
-        return CachedPage(url=url, ok=False, reason=exc.reason, note=exc.user_message), exc.permanent
+        failure = CachedPage(url=url, ok=False, reason=exc.reason, note=exc.user_message, private=exc.private)
+        return failure, exc.permanent
     except ExtractError as exc:
-        return CachedPage(url=url, ok=False, reason=exc.reason, note=exc.user_message), True
+        return CachedPage(url=url, ok=False, reason=exc.reason, note=exc.user_message, private=page.private), True
     except Exception as exc:  # a bug on one page must not lose the branch
         logger.exception("reading %s failed", url)
         return CachedPage(url=url, ok=False, reason="error", note=f"{type(exc).__name__}"), False
     return CachedPage(
-        url=url, ok=True, final_url=page.final_url, title=text.title, text=text.text, kind=page.kind
+        url=url,
+        ok=True,
+        final_url=page.final_url,
+        title=text.title,
+        text=text.text,
+        kind=page.kind,
+        private=page.private,
     ), True
 
 
-def _cached(cache: PageCache, url: str) -> CachedPage | None:
+def _cached(cache: PageCache, url: str, allow_private: bool) -> CachedPage | None:
     try:
-        return cache.get(url)
+        return cache.get(url, allow_private=allow_private)
     except Exception:  # the cache is an optimisation: a locked or broken database must not fail reading
         logger.warning("page cache lookup failed for %s", url, exc_info=True)
         return None
 
 
-def _store(cache: PageCache, page: CachedPage) -> None:
+def _store(cache: PageCache, page: CachedPage, keep: bool) -> None:
     try:
-        cache.put(page)
+        if keep:
+            cache.put(page)
+        elif page.reason != "stopped":
+            cache.put_transient(page)
     except Exception:
         logger.warning("could not cache the page %s", page.url, exc_info=True)
 
 
-def _read_once(cache: PageCache, fetcher: PageFetcher, gate: _HostGate, url: str, wait_s: float) -> tuple:
+def _read_once(cache: PageCache, fetcher: PageFetcher, gate: _HostGate, url: str, until: float) -> tuple:
     """One page: fetched by this caller, or (when another branch is fetching it) taken from the cache after it.
 
     Returns (page, whether the cache answered).
     """
+    allow_private = fetcher.policy.allow_private
     for _ in range(2):
         busy = cache.claim(url)
         if busy is None:
             try:
                 with gate(url):
-                    page, keep = fetch_page(fetcher, url)
-                if keep:
-                    _store(cache, page)
+                    page, keep = fetch_page(fetcher, url, until)
+                _store(cache, page, keep)
                 return page, False
             finally:
                 cache.release(url)
-        busy.wait(wait_s)
-        hit = _cached(cache, url)
+        busy.wait(max(0.0, until - time.monotonic()))
+        hit = _cached(cache, url, allow_private)
         if hit is not None:
             return hit, True
     return CachedPage(url=url, ok=False, reason="timeout", note="another branch's fetch of it did not finish"), False
@@ -147,43 +164,39 @@ def fetch_pages(
 ) -> dict[str, tuple[CachedPage, bool]]:
     """Fetch pages concurrently (per-host limit) within one deadline; late ones fail as timeouts.
 
-    Pages worth keeping go into `cache` as they arrive. Returns url -> (page, whether the cache
-    answered it: another branch fetched it meanwhile).
+    Every fetch keeps the deadline itself, and the wait ends early when the process stops. Pages
+    worth keeping go into `cache` as they arrive. Returns url -> (page, whether the cache answered
+    it: another branch fetched it meanwhile).
     """
     if not urls:
         return {}
     cache = cache if cache is not None else PageCache(None)
     gate = _HostGate(MAX_PER_HOST)
-    pool = ThreadPoolExecutor(max_workers=min(MAX_FETCH_WORKERS, len(urls)), thread_name_prefix="arbor-fetch")
-    try:
-        futures = {pool.submit(_read_once, cache, fetcher, gate, url, deadline_s): url for url in urls}
-        wait(futures, timeout=deadline_s)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
-    out: dict[str, tuple[CachedPage, bool]] = {}
-    for future, url in futures.items():
-        if future.done() and not future.cancelled():
-            out[url] = future.result()
-        else:
-            out[url] = (
-                CachedPage(url=url, ok=False, reason="timeout", note=f"not read within {deadline_s:g} s"),
-                False,
-            )
-    return out
+    until = time.monotonic() + deadline_s
+    jobs = [lambda url=url: _read_once(cache, fetcher, gate, url, until) for url in urls]
+    results = run_until(jobs, MAX_FETCH_WORKERS, until, transfers_stopped, name="arbor-fetch")
+    late = "not read: the process is stopping" if transfers_stopped() else f"not read within {deadline_s:g} s"
+    return {
+        url: result if result is not None else (CachedPage(url=url, ok=False, reason="timeout", note=late), False)
+        for url, result in zip(urls, results, strict=True)
+    }
 
 
-def load_pages(cache: PageCache, fetcher: PageFetcher, urls: list[str]) -> tuple[dict[str, CachedPage], set[str]]:
-    """Each URL's page from the cache, else fetched (and cached when the outcome would repeat).
+def load_pages(
+    cache: PageCache, fetcher: PageFetcher, urls: list[str], deadline_s: float = READ_DEADLINE_S
+) -> tuple[dict[str, CachedPage], set[str]]:
+    """Each URL's page from the cache (if fetched under the fetcher's address rule), else fetched within `deadline_s`.
 
     Returns (pages by URL, the URLs the cache answered).
     """
     pages: dict[str, CachedPage] = {}
     for url in urls:
-        hit = _cached(cache, url)
+        hit = _cached(cache, url, fetcher.policy.allow_private)
         if hit is not None:
             pages[url] = hit
     cached = set(pages)
-    for url, (page, from_cache) in fetch_pages(fetcher, [u for u in urls if u not in cached], cache=cache).items():
+    missing = [u for u in urls if u not in cached]
+    for url, (page, from_cache) in fetch_pages(fetcher, missing, deadline_s, cache).items():
         pages[url] = page
         if from_cache:
             cached.add(url)
@@ -251,10 +264,12 @@ def read_sources(
         off = {"read": "snippet", "read_note": "snippet only: reading pages is off"}
         return [s.model_copy(update=off) if is_readable(s) else s for s in sources], [], ReadStats()
     started = time.monotonic()
-    fetcher = fetcher or PageFetcher(FetchPolicy(allow_private=config.fetch_private_addresses))
+    deadline_s = config.read_deadline_s
+    policy = FetchPolicy(allow_private=config.fetch_private_addresses, deadline_s=min(PAGE_DEADLINE_S, deadline_s))
+    fetcher = fetcher or PageFetcher(policy)
     cache = services.page_cache or PageCache(None)
     urls = list(dict.fromkeys(s.url for s in readable))
-    pages, cached = load_pages(cache, fetcher, urls)
+    pages, cached = load_pages(cache, fetcher, urls, deadline_s)
     stats = ReadStats(from_cache=len(cached), fetched=len(urls) - len(cached))
     reasons: Counter[str] = Counter()
     log: list[dict] = []

@@ -46,6 +46,8 @@ class Route:
 
     `size` streams that many filler bytes instead of `body` (an oversized page without holding it
     in memory); `delay_s` waits before answering (a slow server); `location` makes it a redirect.
+    `drip_s` sends `body` one byte at a time, `drip_s` apart, for at most `drip_for_s` seconds (a
+    server that keeps a connection alive with a trickle of bytes; bounded, so no test hangs).
     """
 
     status: int = 200
@@ -55,6 +57,8 @@ class Route:
     delay_s: float = 0.0
     size: int | None = None
     location: str | None = None
+    drip_s: float = 0.0
+    drip_for_s: float = 10.0
 
 
 class _Index:
@@ -225,6 +229,9 @@ class _Handler(BaseHTTPRequestHandler):
         headers = dict(route.headers)
         if route.location is not None:
             headers["Location"] = route.location
+        if route.drip_s:
+            self._drip(route, headers)
+            return
         if route.size is None:
             self._answer(route.status, route.body, route.content_type, headers)
             return
@@ -240,6 +247,21 @@ class _Handler(BaseHTTPRequestHandler):
                 part = chunk[: route.size - sent]
                 self.wfile.write(part)
                 sent += len(part)
+
+    def _drip(self, route: Route, headers: dict[str, str]) -> None:
+        self.send_response(route.status)
+        self.send_header("Content-Type", route.content_type)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        stop = time.monotonic() + route.drip_for_s
+        with suppress(BrokenPipeError, ConnectionResetError, OSError):
+            for byte in route.body:
+                if time.monotonic() >= stop:
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(route.drip_s)
 
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
