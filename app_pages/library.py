@@ -10,7 +10,7 @@ from research_core.search.library import LibraryError
 from ui import services, state
 from ui.widgets import esc, shorten
 
-ALLOWED = ("md", "markdown", "txt", "html", "htm", "pdf")
+ALLOWED = ("md", "markdown", "txt", "html", "htm", "pdf", "docx", "pptx", "xlsx", "csv")
 MAX_UPLOAD_MB = 50
 
 st.title("Library")
@@ -29,12 +29,12 @@ state.init_state({"lib_uploader_version": 0, "lib_messages": [], "lib_query": ""
 
 
 for kind, message in st.session_state["lib_messages"]:
-    (st.success if kind == "ok" else st.error)(message)
+    {"ok": st.success, "note": st.warning}.get(kind, st.error)(message)
 st.session_state["lib_messages"] = []
 
 st.subheader("Add documents")
 uploads = st.file_uploader(
-    "Markdown, text, HTML or PDF files",
+    "Markdown, text, HTML, PDF, Word, PowerPoint, Excel or CSV files",
     type=list(ALLOWED),
     accept_multiple_files=True,
     key=f"lib_uploader_{st.session_state['lib_uploader_version']}",
@@ -51,6 +51,8 @@ if st.button("Add to library", type="primary", icon=":material/upload:", key="li
             messages.append(("error", f"{esc(upload.name)}: could not be read ({esc(exc)})."))
         else:
             messages.append(("ok", f"Added {esc(upload.name)} ({doc.chars:,} characters)."))
+            if doc.note:
+                messages.append(("note", f"{esc(upload.name)}: {esc(doc.note)}"))
     st.session_state["lib_messages"] = messages
     st.session_state["lib_uploader_version"] += 1
     st.rerun()

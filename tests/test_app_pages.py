@@ -485,7 +485,10 @@ def test_library_add_search_and_remove(env: dict) -> None:
     no_exception(at)
     assert len(at.dataframe[0].value) == 3
     uploader = at.get("file_uploader")[0]
-    assert set(uploader.allowed_type) == {".md", ".markdown", ".txt", ".html", ".htm", ".pdf"}
+    assert set(uploader.allowed_type) == {
+        *(".md", ".markdown", ".txt", ".html", ".htm", ".pdf"),
+        *(".docx", ".pptx", ".xlsx", ".csv"),
+    }
     uploader.set_value(
         [
             ("wal.md", b"# Write-ahead logging\n\nThe WAL journal lets readers run during a write.", "text/markdown"),

@@ -111,7 +111,8 @@ def test_adds_md_txt_html_and_pdf_files(library: DocumentLibrary, tmp_path: Path
     assert library.get(pdf.id) == pdf
 
     hit = library.search("spring tides moon", 5)[0]
-    assert hit.url == pdf.url and "Spring tides follow new moons." in hit.snippet
+    assert hit.url == pdf.url + "#page=1" and "Spring tides follow new moons." in hit.snippet
+    assert hit.title == "Tides are caused by the Moon., p. 1"
 
 
 def test_pdf_title_comes_from_its_metadata(library: DocumentLibrary) -> None:
@@ -167,9 +168,10 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\
         ("report.txt", pdf_bytes(["hello"]), "Rename it to .pdf"),
         ("notes.pdf", b"These are plain notes, not a PDF.", "is not a PDF"),
         ("image.pdf", PNG, "looks like a PNG image"),
-        ("scan.pdf", pdf_bytes([]), "no extractable text"),
+        ("scan.pdf", pdf_bytes([]), "no text layer on any of its 1 page(s)"),
         ("broken.pdf", b"%PDF-1.4\n1 0 obj garbage", "could not be read as a PDF"),
-        ("slides.docx", b"PK\x03\x04rest", "unsupported file type '.docx'"),
+        ("slides.docx", b"PK\x03\x04rest", "is damaged: it is not a readable Word document"),
+        ("slides.odp", b"PK\x03\x04rest", "unsupported file type '.odp'"),
         ("README", b"plain text", "without an extension"),
         ("only_script.html", b"<script>alert(1)</script>", "has no text"),
     ],

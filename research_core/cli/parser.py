@@ -168,7 +168,7 @@ def _add_library_commands(sub: Any) -> None:
     """library add, search, list and remove."""
     lib = sub.add_parser("library", help="the local document library")
     lib_sub = lib.add_subparsers(dest="library_command", required=True)
-    p = lib_sub.add_parser("add", help="index documents (.txt .md .html .pdf)")
+    p = lib_sub.add_parser("add", help="index documents (.txt .md .html .pdf .docx .pptx .xlsx .csv)")
     p.add_argument("paths", nargs="+", type=Path)
     add_common_options(p)
     p = lib_sub.add_parser("search", help="search the library")

@@ -1,12 +1,17 @@
 """DocumentLibrary: the user's own documents, searched with SQLite FTS5.
 
-Documents (.txt, .md, .html/.htm, .pdf) are converted to plain text, split into passages of at
-most CHUNK_CHARS characters on paragraph boundaries, and indexed twice:
+Documents (.txt, .md, .html/.htm, .pdf, .docx, .pptx, .xlsx, .csv) are converted to plain text,
+split into passages of at most CHUNK_CHARS characters on paragraph boundaries, and indexed twice:
 
 - `library_fts` (porter + unicode61) ranks word queries with bm25;
 - `library_fts_trigram` (trigram) serves Chinese, Japanese and Korean queries, which have no
   spaces between words for unicode61 to split on. Queries shorter than a trigram fall back to
   LIKE on the passages.
+
+Each passage keeps its place in the document (`research_core.documents`): the page of a PDF, the
+slide of a deck, the sheet and rows of a workbook, the heading of a Word section. A search hit
+carries it as its URL's fragment (`report.pdf#page=12`) and its title names it ("Report, p. 12").
+A file that is read only in part (a limit reached, pages without text) is indexed with a `note`.
 
 Everything lives in Arbor's one SQLite file, in tables prefixed `library_`. Every operation
 opens its own connection (WAL mode, busy timeout), so one library can serve several threads;
@@ -15,7 +20,6 @@ adding a document is one transaction, so a refused or failed add stores nothing.
 
 from __future__ import annotations
 
-import io
 import logging
 import re
 import sqlite3
@@ -27,9 +31,12 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 import sqlite_utils
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from research_core.db import connect
+from research_core.documents.limits import DocumentError
+from research_core.documents.places import Segment, place_from_fragment
+from research_core.documents.reading import read_document
 from research_core.output.sanitize import BIDI_CONTROLS
 from research_core.schemas import Source, stable_id, utc_now
 from research_core.search.base import MAX_RESULTS_PER_QUERY, MAX_SNIPPET_CHARS, SearchError, clip_source
@@ -55,6 +62,10 @@ EXTENSION_KINDS = {
     ".html": "html",
     ".htm": "html",
     ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".csv": "csv",
 }
 TEXT_KINDS = ("txt", "md", "html")
 STOPWORDS = frozenset(
@@ -66,7 +77,7 @@ STOPWORDS = frozenset(
         "you", "your",
     }
 )  # fmt: skip
-SUPPORTED_EXTENSIONS = ".txt, .md, .html, .htm, .pdf"
+SUPPORTED_EXTENSIONS = ".txt, .md, .html, .htm, .pdf, .docx, .pptx, .xlsx, .csv"
 
 # Magic numbers of binary formats people drop into a library by mistake.
 _SIGNATURES: tuple[tuple[bytes, str], ...] = (
@@ -112,14 +123,19 @@ class LibraryDocument(BaseModel):
     chars: int
     chunks: int
     added_at: str
+    note: str = Field(
+        default="", description="what was not indexed and why (a limit, pages without text); '' if all was"
+    )
 
 
 class ParsedDocument(BaseModel):
-    """A document converted to plain text, ready to index."""
+    """A document converted to plain text, ready to index; `segments` are its located parts, if it has any."""
 
     kind: str
     title: str
     text: str
+    segments: list[Segment] = Field(default_factory=list)
+    note: str = ""
 
 
 # ---- reading documents -----------------------------------------------------------------
@@ -291,41 +307,6 @@ def html_to_text(html: str) -> tuple[str, str]:
     return parser.title(), parser.text()
 
 
-def _pdf_text(name: str, data: bytes) -> tuple[str, str]:
-    """(title, text) of a PDF, with pypdf."""
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
-
-    if b"%PDF-" not in data[:1024]:
-        found = _signature(data)
-        described = f"it looks like {found}" if found else "it has no PDF header"
-        raise LibraryError(f"'{name}' is not a PDF: {described}. Check the file or its extension.")
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise LibraryError(f"'{name}' is password-protected; save an unprotected copy and add that.")
-        pages: list[str] = []
-        for number, page in enumerate(reader.pages, start=1):
-            try:
-                pages.append(page.extract_text() or "")
-            except Exception as exc:  # one broken page must not lose the document
-                logger.warning("%s: page %d has no readable text: %r", name, number, exc)
-        title = ""
-        try:
-            meta = reader.metadata
-            title = str(meta.title or "").strip() if meta else ""
-        except Exception as exc:
-            logger.debug("%s: unreadable PDF metadata: %r", name, exc)
-    except LibraryError:
-        raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
-        raise LibraryError(f"'{name}' could not be read as a PDF ({type(exc).__name__}: {exc}).") from exc
-    text = "\n\n".join(page for page in pages if page.strip())
-    if not text.strip():
-        raise LibraryError(f"'{name}' has no extractable text (a scanned PDF?). Run OCR on it, or add a text version.")
-    return title, text
-
-
 def parse_text(name: str, text: str, kind: str) -> ParsedDocument:
     """Convert the text of a txt, md or html document; LibraryError if there is nothing to index."""
     if kind not in TEXT_KINDS:
@@ -351,15 +332,30 @@ def _clean_title(title: str) -> str:
 
 
 def parse_document(name: str, data: bytes) -> ParsedDocument:
-    """Convert a file's bytes to text; the extension gives the kind and the content must match it."""
+    """Convert a file's bytes to text; the extension gives the kind and the content must match it.
+
+    PDF, Word, PowerPoint, Excel and CSV files are read into located segments within the reading
+    limits (`research_core.documents`); a file that cannot be read is a LibraryError of one line.
+    """
     kind = kind_for_name(name)
     _check_size(name, len(data))
-    if kind == "pdf":
-        title, text = _pdf_text(name, data)
-        text = normalize_text(text)
-        title = _clean_title(title) or _first_line(text) or _clean_title(_stem(name))
-        return ParsedDocument(kind="pdf", title=title, text=text)
-    return parse_text(name, _decode(name, data, kind), kind)
+    if kind == "pdf" and b"%PDF-" not in data[:1024]:
+        found = _signature(data)
+        described = f"it looks like {found}" if found else "it has no PDF header"
+        raise LibraryError(f"'{name}' is not a PDF: {described}. Check the file or its extension.")
+    if kind in TEXT_KINDS:
+        return parse_text(name, _decode(name, data, kind), kind)
+    text = _decode(name, data, kind) if kind == "csv" else None
+    try:
+        read = read_document(name, kind, data if text is None else text, CHUNK_CHARS)
+    except DocumentError as exc:
+        raise LibraryError(str(exc)) from None
+    segments = [Segment(place=seg.place, text=clean) for seg in read.segments if (clean := normalize_text(seg.text))]
+    full = "\n\n".join(seg.text for seg in segments)
+    if not full:
+        raise LibraryError(f"'{name}' has no text to add{f' ({read.note})' if read.note else ''}.")
+    title = _clean_title(read.title) or (_first_line(full) if kind == "pdf" else "") or _clean_title(_stem(name))
+    return ParsedDocument(kind=kind, title=title, text=full, segments=segments, note=read.note)
 
 
 # ---- chunking --------------------------------------------------------------------------
@@ -392,6 +388,31 @@ def split_chunks(text: str, max_chars: int = CHUNK_CHARS) -> list[str]:
     if text:
         chunks.append(text)
     return chunks
+
+
+def located_chunks(parsed: ParsedDocument) -> list[tuple[str | None, str]]:
+    """(place fragment or None, passage) of a parsed document: its segments' passages, each at its
+    segment's place, or the passages of its whole text for a document without segments."""
+    if not parsed.segments:
+        return [(None, chunk) for chunk in split_chunks(parsed.text)]
+    return [
+        (segment.place.fragment() if segment.place else None, chunk)
+        for segment in parsed.segments
+        for chunk in split_chunks(segment.text)
+    ]
+
+
+def located_source(row: dict[str, Any], backend: str) -> Source:
+    """A search hit as a Source: a passage with a place gets `url#fragment` and the place's label in its title."""
+    place = place_from_fragment(row["place"]) if row.get("place") else None
+    if place is None:
+        return Source.make(row["url"], row["title"], row["text"], row["relevance"], backend)
+    url = f"{row['url']}#{place.fragment()}"
+    return Source.make(url, f"{row['title']}, {place.label()}", row["text"], row["relevance"], backend)
+
+
+def _document(row: dict[str, Any]) -> LibraryDocument:
+    return LibraryDocument(**{**row, "note": row.get("note") or ""})
 
 
 # ---- queries ---------------------------------------------------------------------------
@@ -511,7 +532,17 @@ _DOCUMENT_COLUMNS = {
     "chars": int,
     "chunks": int,
     "added_at": str,
+    "note": str,
 }
+# Columns added since the first library: (table, column) -> type; older files get them on open.
+_LATER_COLUMNS = {("library_documents", "note"): str, ("library_chunks", "place"): str}
+
+
+def _add_missing_columns(db: sqlite_utils.Database) -> None:
+    """Add the columns a library file made before places and notes lacks (NULL in old rows)."""
+    for (table, column), kind in _LATER_COLUMNS.items():
+        if column not in db[table].columns_dict:
+            db[table].add_column(column, kind)
 
 
 def _clean_name(name: str) -> str:
@@ -535,15 +566,18 @@ class DocumentLibrary:
         try:
             with self._write() as db:
                 docs = db["library_documents"]
-                docs.create(_DOCUMENT_COLUMNS, pk="id", not_null=set(_DOCUMENT_COLUMNS) - {"path"}, if_not_exists=True)
+                docs.create(
+                    _DOCUMENT_COLUMNS, pk="id", not_null=set(_DOCUMENT_COLUMNS) - {"path", "note"}, if_not_exists=True
+                )
                 docs.create_index(["key"], unique=True, if_not_exists=True)
                 chunks = db["library_chunks"]
                 chunks.create(
-                    {"id": int, "doc_id": str, "ord": int, "text": str},
+                    {"id": int, "doc_id": str, "ord": int, "text": str, "place": str},
                     pk="id",
                     not_null={"doc_id", "ord", "text"},
                     if_not_exists=True,
                 )
+                _add_missing_columns(db)
                 chunks.create_index(["doc_id", "ord"], if_not_exists=True)
                 for statement in _fts_schema(self._trigram):
                     db.conn.execute(statement)
@@ -601,7 +635,7 @@ class DocumentLibrary:
         return self._store(key=f"name:{name}", name=name, path=None, parsed=parse_text(name, text, kind))
 
     def _store(self, key: str, name: str, path: str | None, parsed: ParsedDocument) -> LibraryDocument:
-        chunks = split_chunks(parsed.text)
+        chunks = located_chunks(parsed)
         doc = LibraryDocument(
             id=stable_id("library", key),
             name=name,
@@ -612,6 +646,7 @@ class DocumentLibrary:
             chars=len(parsed.text),
             chunks=len(chunks),
             added_at=utc_now(),
+            note=parsed.note,
         )
         try:
             with self._write() as db:
@@ -619,12 +654,17 @@ class DocumentLibrary:
                 db.conn.execute("DELETE FROM library_documents WHERE id = ?", [doc.id])
                 db["library_documents"].insert({**doc.model_dump(), "key": key})
                 db["library_chunks"].insert_all(
-                    ({"doc_id": doc.id, "ord": i, "text": chunk} for i, chunk in enumerate(chunks)),
+                    (
+                        {"doc_id": doc.id, "ord": i, "text": chunk, "place": place}
+                        for i, (place, chunk) in enumerate(chunks)
+                    ),
                     batch_size=200,
                 )
         except sqlite3.Error as exc:
             raise LibraryError(f"'{name}' could not be saved in the library: {exc}") from exc
         logger.info("library: added %s (%s, %d chars, %d chunks)", doc.url, doc.kind, doc.chars, doc.chunks)
+        if doc.note:
+            logger.warning("library: %s: %s", name, doc.note)
         return doc
 
     # -- reading
@@ -633,13 +673,13 @@ class DocumentLibrary:
         """All documents, by title."""
         with self._read() as db:
             rows = db["library_documents"].rows_where(order_by="title COLLATE NOCASE, name")
-            return [LibraryDocument(**row) for row in rows]
+            return [_document(row) for row in rows]
 
     def get(self, doc_id: str) -> LibraryDocument | None:
         """One document by id, or None."""
         with self._read() as db:
             rows = list(db["library_documents"].rows_where("id = ?", [doc_id]))
-        return LibraryDocument(**rows[0]) if rows else None
+        return _document(rows[0]) if rows else None
 
     def remove(self, doc_id: str) -> bool:
         """Remove a document and its passages; True if it existed."""
@@ -667,9 +707,7 @@ class DocumentLibrary:
         except sqlite3.Error as exc:
             logger.warning("library search failed for %r: %r", query, exc)
             raise SearchError(self.name, f"The document library could not be searched: {exc}") from exc
-        return [
-            clip_source(Source.make(row["url"], row["title"], row["text"], row["relevance"], self.name)) for row in rows
-        ]
+        return [clip_source(located_source(row, self.name)) for row in rows]
 
     def _search_rows(self, conn: sqlite3.Connection, terms: list[str], limit: int) -> list[dict[str, Any]]:
         if not has_cjk(" ".join(terms)):
@@ -708,9 +746,9 @@ class DocumentLibrary:
             return []
         marks = ",".join("?" for _ in chosen)
         details = {
-            chunk_id: (url, title, text)
-            for chunk_id, url, title, text in conn.execute(
-                "SELECT c.id, d.url, d.title, c.text FROM library_chunks AS c "
+            chunk_id: (url, title, text, place)
+            for chunk_id, url, title, text, place in conn.execute(
+                "SELECT c.id, d.url, d.title, c.text, c.place FROM library_chunks AS c "
                 f"JOIN library_documents AS d ON d.id = c.doc_id WHERE c.id IN ({marks})",
                 [chunk_id for chunk_id, _ in chosen],
             )
@@ -721,6 +759,7 @@ class DocumentLibrary:
                 "url": details[chunk_id][0],
                 "title": details[chunk_id][1],
                 "text": details[chunk_id][2],
+                "place": details[chunk_id][3],
                 "relevance": round(max(0.01, min(1.0, score / top)), 3),
             }
             for chunk_id, score in chosen
@@ -734,7 +773,7 @@ class DocumentLibrary:
             return []
         hits = " + ".join("(c.text LIKE ? ESCAPE '\\')" for _ in terms)
         sql = f"""
-            SELECT d.url, d.title, c.text, max(h.hits) AS hits
+            SELECT d.url, d.title, c.text, c.place, max(h.hits) AS hits
             FROM (SELECT c.id, {hits} AS hits FROM library_chunks AS c) AS h
             JOIN library_chunks AS c ON c.id = h.id
             JOIN library_documents AS d ON d.id = c.doc_id
@@ -746,6 +785,6 @@ class DocumentLibrary:
         params = [f"%{_like_escape(t)}%" for t in terms]
         found = conn.execute(sql, [*params, limit]).fetchall()
         return [
-            {"url": url, "title": title, "text": text, "relevance": round(hits / len(terms), 3)}
-            for url, title, text, hits in found
+            {"url": url, "title": title, "text": text, "place": place, "relevance": round(hits / len(terms), 3)}
+            for url, title, text, place, hits in found
         ]

@@ -14,12 +14,17 @@ from research_core.search.library import DocumentLibrary, LibraryError
 
 
 def add(lib: DocumentLibrary, args: argparse.Namespace) -> int:
-    """Index each file; a file that cannot be read is reported and the exit code is 2 (the others are added)."""
+    """Index each file; a file that cannot be read is reported and the exit code is 2 (the others are added).
+
+    A file indexed only in part (a reading limit, pages without text) is added, with one line saying so.
+    """
     failures = 0
     for path in args.paths:
         try:
             doc = lib.add_file(path)
             print(f"added {doc.id}  {path}  ({doc.chars:,} characters)")
+            if doc.note:
+                print(f"arbor: {path}: {doc.note}", file=sys.stderr)
         except (LibraryError, OSError) as exc:
             failures += 1
             print(f"arbor: {path}: {exc}", file=sys.stderr)

@@ -1,0 +1,1 @@
+"""Reading the user's documents (PDF, Word, PowerPoint, Excel, CSV) into located text segments."""
