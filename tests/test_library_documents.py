@@ -1,4 +1,7 @@
-"""Office files in the library: each passage keeps its page, slide, sheet rows or section, up to the citation."""
+"""Office files in the library: each passage keeps its page, slide, sheet rows or section, up to the citation.
+
+The last test runs the engine (scripted LLM) over office files and reads the Run page and the export.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,9 @@ import pytest
 
 from research_core.output.export import to_markdown
 from research_core.search.library import DocumentLibrary, parse_document
+from tests.conftest import DOCUMENTS
 from tests.office_files import docx_file, pdf_file, pptx_file, xlsx_file
+from tests.test_app_pages import QUESTION, app, no_exception, open_page, run_config, runner_for, texts
 from tests.test_export import make_result
 
 
@@ -116,3 +121,25 @@ def test_parsed_text_keeps_every_segment_in_order() -> None:
     parsed = parse_document("d.pptx", pptx_file([("First", "one"), ("Second", "two")]))
     assert [s.place.label() for s in parsed.segments if s.place] == ["slide 1", "slide 2"]
     assert parsed.text.index("First") < parsed.text.index("Second")
+
+
+def test_a_run_over_office_files_cites_their_places_on_the_run_page_and_in_the_exports(env: dict) -> None:
+    library = DocumentLibrary(env["db"])
+    for doc in library.list_documents():  # the same texts come back as office files
+        library.remove(doc.id)
+    pages = ["Database notes for the web team.", DOCUMENTS["sqlite-notes.md"].split("\n\n", 1)[1]]
+    library.add_bytes("sqlite-notes.pdf", pdf_file(pages, title="SQLite notes"))
+    slides = [("PostgreSQL", "Overview"), ("Writers", DOCUMENTS["postgres-notes.md"].split("\n\n", 1)[1])]
+    library.add_bytes("postgres.pptx", pptx_file(slides))
+    rows = [["System", "Verdict"], ["Both", DOCUMENTS["comparison.txt"]]]
+    library.add_bytes("comparison.xlsx", xlsx_file({"Verdicts": rows}))
+    runner = runner_for(env)
+    snap = runner.start(QUESTION, run_config(auto_approve=True))
+    result = runner.result(snap.run_id)
+    titles = {s.title for s in result.sources}
+    assert "SQLite notes, p. 2" in titles and "postgres, slide 2" in titles, titles
+    markdown = to_markdown(result)
+    assert "**SQLite notes, p. 2**" in markdown and "library://sqlite-notes.pdf#page=2" in markdown
+    at = open_page(app(snap.run_id), "app_pages/run.py")
+    no_exception(at)
+    assert "SQLite notes, p. 2" in texts(at.markdown)  # the Run page's findings name their sources
