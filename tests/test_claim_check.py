@@ -250,3 +250,26 @@ def test_a_long_sentence_that_restates_the_question_carries_no_citation():
     assert is_framing(text.split(" [[")[0], NAMES, question)
     out = _ground(text, {"aa01": PG_RANK, "bb01": SQLITE_FTS}, topic=question)
     assert "[[src:" not in out.text and out.statements == 0
+
+
+NODE_FS = {
+    "title": "File system | Node.js v18.20.4 Documentation",
+    "url": "/usr/share/doc/nodejs/api/fs.html",
+    "snippet": "The node:fs module enables interacting with the file system.",
+}
+FS_QUOTE = (
+    "The fs.readFile() method asynchronously reads the contents of a file into memory one chunk at a time, "
+    "allowing the event loop to turn between each chunk."
+)
+
+
+def test_a_quote_that_names_an_option_makes_its_page_a_source_about_that_option():
+    # the page's title names Node.js only; the quote the finding took from it names fs.readFile
+    names = ("fs.readFile", "fs.createReadStream", "Node.js")
+    text = "The fs.readFile() method reads the contents of a file into memory one chunk at a time [[src:fa01]]."
+    out = ground_text(text, {"fa01": NODE_FS}, {"fa01": [FS_QUOTE]}, names, "How does fs.readFile read a file?")
+    assert out.supported == 1 and "[[src:fa01]]" in out.text
+    # a sentence about the option the quotes never name still goes
+    text = "The fs.createReadStream() method reads the contents of a file into memory one chunk at a time [[src:fa01]]."
+    out = ground_text(text, {"fa01": NODE_FS}, {"fa01": [FS_QUOTE]}, names, "How does fs.readFile read a file?")
+    assert out.supported == 0

@@ -130,3 +130,15 @@ def test_menus_and_headings_are_not_offered_as_sentences():
     # a sentence naming several capitalised levels is still a sentence
     levels = "PostgreSQL supports Read Committed, Repeatable Read and Serializable isolation levels."
     assert [s.text for s in number_sentences([levels])] == [levels]
+
+
+def test_a_sentence_that_leads_into_a_table_of_contents_is_not_a_quote():
+    from research_core.research.quotes import looks_like_menu
+
+    toc = (
+        "A typical implementation is below: Reverse Proxy Simple reverse proxying Clusters and Balancers Balancer "
+        "and BalancerMember configuration Failover Balancer Manager Dynamic Health Checks BalancerMember status flags"
+    )
+    assert looks_like_menu(toc)
+    assert looks_like_menu("Reverse Proxy ¶ Related Modules Related Directives mod_proxy ProxyPass")
+    assert not looks_like_menu("Note: the ProxyPass directive maps remote servers into the space of the local server.")

@@ -29,6 +29,9 @@ FRAGMENT_WORDS = 5
 # a "sentence" of this many words, this share of them capitalised, is a menu or a list of titles
 MENU_MIN_WORDS = 8
 MENU_CAPITALS = 0.75
+# after a short lead-in and a colon, a long run of mostly capitalised words is a list of headings
+MENU_TAIL_WORDS = 12
+MENU_TAIL_CAPITALS = 0.6
 _SECTION_NUMBER = re.compile(r"\b\d+\.\d+(?:\.\d+)*\.?(?!\d)")
 MENU_MIN_LOWER = 3
 # a manual's page header: "Controlling Text Search Prev Up Chapter 12 Home Next"
@@ -57,16 +60,26 @@ def split_sentences(passage: str) -> list[str]:
     return out
 
 
-def looks_like_menu(sentence: str) -> bool:
-    """A run of capitalised link texts ("Home Menu About Documentation Download …") rather than a sentence."""
+def looks_like_menu(sentence: str, capitals: float = MENU_CAPITALS) -> bool:
+    """A run of capitalised link texts ("Home Menu About Documentation Download …") rather than a sentence;
+    `capitals`: the share of capitalised words that makes one (`MENU_CAPITALS`)."""
     words = [w for w in sentence.split() if any(c.isalpha() for c in w)]
-    if "►" in sentence or "»" in sentence or len(_NAV_WORDS.findall(sentence)) >= 2:
+    # ¶ is the anchor a manual puts after each heading: a run of them is a table of contents
+    if "►" in sentence or "»" in sentence or "¶" in sentence or len(_NAV_WORDS.findall(sentence)) >= 2:
         return True
+    head, colon, tail = sentence.partition(": ")
+    if (
+        colon
+        and len(head.split()) < MENU_MIN_WORDS
+        and len(tail.split()) >= MENU_TAIL_WORDS
+        and looks_like_menu(tail, MENU_TAIL_CAPITALS)
+    ):
+        return True  # "A typical implementation is below: Reverse Proxy Simple reverse proxying Clusters …"
     if _SECTION_NUMBER.search(sentence) and len(re.findall(r"\b[a-z]{3,}\b", sentence)) < MENU_MIN_LOWER:
         return True  # "Parsing Queries 12.3.3. Ranking Search Results 12.3.4.": a table of contents
     if len(words) < MENU_MIN_WORDS:
         return False
-    return sum(1 for w in words if w[0].isupper()) / len(words) >= MENU_CAPITALS
+    return sum(1 for w in words if w[0].isupper()) / len(words) >= capitals
 
 
 def number_sentences(passages: list[str]) -> list[NumberedSentence]:

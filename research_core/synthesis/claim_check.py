@@ -5,12 +5,12 @@ search page. So besides sharing half of its content words with what it cites, a 
 must pass these rules (the evidence of a source is what its findings quote from it, with its
 title; the passage when no finding quotes it):
 1. **One subject per cited claim.** Every system, library or option of the question that the
-   sentence names is the subject of a source it cites (named in that source's title or address,
-   or else in its text). A comparison ("X does A, while Y does B") is checked clause by clause,
-   each clause against the sources about the subjects it names; a clause naming several subjects
-   ("both X and Y use A") against the sources of each. The sources about a subject must hold
-   half of the clause's words themselves: a page that only names X cannot lend X to words
-   another page holds.
+   sentence names is the subject of a source it cites (named in that source's title or address
+   or in what its findings quote from it, or else in its text). A comparison ("X does A, while
+   Y does B") is checked clause by clause, each clause against the sources about the subjects it
+   names; a clause naming several subjects ("both X and Y use A") against the sources of each.
+   The sources about a subject must hold half of the clause's words themselves: a page that only
+   names X cannot lend X to words another page holds.
 2. **Distinctive terms are quoted.** Every identifier, number, acronym, option and name of a
    clause (`text.terms`) is in the evidence it is checked against.
 3. **No reversed negation** (`text.negation`).
@@ -61,10 +61,11 @@ class Evidence:
     subjects: frozenset[str]
 
 
-def source_subjects(title: str, url: str, text: str, names: Iterable[str]) -> frozenset[str]:
-    """The names a source is about: those in its title or address, else those in its text."""
+def source_subjects(title: str, url: str, text: str, names: Iterable[str], quoted: str = "") -> frozenset[str]:
+    """The names a source is about: those in its title or address and those its findings quote
+    (`quoted`: a quote that names an option states something about it), else those in its text."""
     names = list(names)
-    own = named_in(f"{title} {url}", names)
+    own = named_in(f"{title} {url}", names) + named_in(quoted, names)
     return frozenset(own or named_in(text, names))
 
 
@@ -76,8 +77,8 @@ def build_evidence(
     out = {}
     for sid, s in sources.items():
         title, snippet, url = str(s.get("title") or ""), str(s.get("snippet") or ""), str(s.get("url") or "")
-        body = " ".join(quotes.get(sid) or []) or snippet
-        out[sid] = Evidence(f"{title} {body}", source_subjects(title, url, snippet, names))
+        quoted = " ".join(quotes.get(sid) or [])
+        out[sid] = Evidence(f"{title} {quoted or snippet}", source_subjects(title, url, snippet, names, quoted))
     return out
 
 
