@@ -104,7 +104,9 @@ with llm_col:
         "SearXNG URL",
         key="set_searxng_url",
         placeholder="http://localhost:8888",
-        help="Your SearXNG instance, with its JSON format enabled (settings.yml: search: formats: [html, json])",
+        help="Your SearXNG instance, with its JSON format enabled (settings.yml: search: formats: [html, json]). "
+        "Credentials in it (user:password@, ?token=) are used but never saved; to keep them across restarts, "
+        "put the full URL in ARBOR_SEARXNG_URL.",
     )
     st.toggle(
         "Read the pages of web results",
@@ -117,6 +119,13 @@ with llm_col:
         key="set_fetch_private",
         help="Intranet pages (10.x, 192.168.x, localhost …). Off, such pages keep their snippet.",
     )
+    cache = services.get_runner().page_cache
+    cached = cache.count()
+    st.caption(f"Page cache: {cached} page{'s' if cached != 1 else ''} read by earlier runs (kept 7 days).")
+    if st.button("Empty the page cache", icon=":material/delete_sweep:", key="set_clear_cache", disabled=not cached):
+        removed = cache.clear()
+        st.session_state["set_message"] = f"Emptied the page cache ({removed} page{'s' if removed != 1 else ''})."
+        st.rerun()
 
     st.subheader("Pricing")
     st.caption("USD per million tokens. Models not listed cost 0 and the report says so; the embedded model is free.")
@@ -188,7 +197,9 @@ with llm_col:
             st.error(f"Not saved: {exc}", icon=":material/error:")
         else:
             services.clear_checks()
-            st.session_state["set_message"] = f"Saved to {path}. New runs use these settings."
+            typed = st.session_state["set_searxng_url"].strip().rstrip("/")
+            kept_out = " The SearXNG URL's credentials were not saved." if typed != (new.searxng_url or "") else ""
+            st.session_state["set_message"] = f"Saved to {path}. New runs use these settings.{kept_out}"
             st.rerun()
     st.caption(f"Settings file: `{settings_path(services.db_path())}` · database: `{services.db_path()}`")
 

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from research_core.net.credentials import remember
 from research_core.output.sanitize import strip_url_secrets
 
 logger = logging.getLogger(__name__)
@@ -114,10 +115,11 @@ STORED_LLM_FIELDS = (
 
 
 def clean_service_url(value: str | None, name: str) -> str | None:
-    """A service's base URL without trailing slash, or None when blank.
+    """A service's base URL without trailing slash and without credentials, or None when blank.
 
-    Refused: anything but http(s) with a host, and URLs carrying credentials (user:password@), which
-    would otherwise be stored with the run.
+    Refused: anything but http(s) with a host. Credentials (user:password@, ?token=...) are kept in
+    this process's memory for connecting (`research_core.net.credentials`), never stored with a run
+    or in the settings file.
     """
     if value is None or not value.strip():
         return None
@@ -128,9 +130,7 @@ def clean_service_url(value: str | None, name: str) -> str | None:
         raise ValueError(f"{name} is not a URL: {exc}") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{name} must be an http:// or https:// URL with a host")
-    if "@" in parts.netloc:
-        raise ValueError(f"{name} must not carry credentials (user:password@); they would be stored with the run")
-    return value
+    return remember(value)
 
 
 def resolve_llm_settings(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from research_core.cli.commands.cache import cache
 from research_core.cli.commands.compare import compare
 from research_core.cli.commands.gates import gates
 from research_core.cli.commands.library import library
@@ -61,6 +62,8 @@ def run_command(args: argparse.Namespace) -> int:
     check_files(args)
     if args.command == "library":
         return library(args)
+    if args.command == "cache":
+        return cache(args)
     runner = make_runner(args)
     config = command_config(args)
     command = COMMANDS.get(args.command)

@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_research_commands(sub)
     _add_record_commands(sub)
     _add_library_commands(sub)
+    _add_cache_commands(sub)
     _add_gates_command(sub)
     return parser
 
@@ -179,6 +180,16 @@ def _add_library_commands(sub: Any) -> None:
     add_common_options(p)
     p = lib_sub.add_parser("remove", help="remove a document by id")
     p.add_argument("doc_id")
+    add_common_options(p)
+
+
+def _add_cache_commands(sub: Any) -> None:
+    """cache info and clear: the pages earlier runs read."""
+    cache = sub.add_parser("cache", help="the page cache: pages earlier runs read")
+    cache_sub = cache.add_subparsers(dest="cache_command", required=True)
+    p = cache_sub.add_parser("info", help="how many pages the cache holds")
+    add_common_options(p)
+    p = cache_sub.add_parser("clear", help="empty the page cache (later runs fetch every page again)")
     add_common_options(p)
 
 

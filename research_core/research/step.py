@@ -28,7 +28,6 @@ from research_core.schemas import (
     SubQuestion,
 )
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
-from research_core.search.web import SearchTimeoutError
 from research_core.services import Services
 from research_core.sources.reader import read_sources
 from research_core.text.words import folded
@@ -160,11 +159,12 @@ def run_searches(
                 row["errors"] += 1
                 entry = LogEntry(node="research_step", branch=branch_id, kind="search_error", message=exc.user_message)
                 log.append(entry.model_dump())
-                # Only a missing network disables a backend for the run; a timeout fails this query
-                # alone (counted in the branch's diagnostics) and the next query tries again.
+                # Only a missing network disables a backend for the run; any other failure (a timeout,
+                # an HTTP error, an answer that is not the backend's) fails this query alone, and the
+                # user hears of it once: a run that found nothing must say why.
                 if exc.unreachable and services.mark_down(backend.name, exc.user_message):
                     warnings.append(f"{exc.user_message} (backend '{backend.name}' disabled for this run)")
-                elif isinstance(exc, SearchTimeoutError) and exc.user_message not in warnings:
+                elif not exc.unreachable and exc.user_message not in warnings:
                     warnings.append(exc.user_message)
                 continue
             except Exception as exc:  # a backend bug must not lose the run

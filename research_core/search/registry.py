@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from research_core.errors import ArborError
+from research_core.net.credentials import with_credentials
 from research_core.search.base import SearchBackend, SearchError
 from research_core.search.library import DocumentLibrary
 from research_core.search.searxng import ENV_URL as SEARXNG_ENV_URL
@@ -65,7 +66,8 @@ def build_backends(names: list[str], db_path: Path | str, *, searxng_url: str | 
 
     Raises UnknownBackendError (a ValueError) for an unknown name; the library lives in the
     SQLite file `db_path`; SearXNG is at `searxng_url`, else at $ARBOR_SEARXNG_URL (without
-    either it is built anyway and reports itself unreachable, naming where to set the URL).
+    either it is built anyway and reports itself unreachable, naming where to set the URL), with
+    the credentials this process holds for that URL (`research_core.net.credentials`).
     """
     backends: list[SearchBackend] = []
     built: set[str] = set()
@@ -77,7 +79,7 @@ def build_backends(names: list[str], db_path: Path | str, *, searxng_url: str | 
         if canonical == "ddg":
             backends.append(WebSearch())
         elif canonical == "searxng":
-            backends.append(SearxngSearch(searxng_url_from(searxng_url)))
+            backends.append(SearxngSearch(with_credentials(searxng_url_from(searxng_url))))
         else:
             backends.append(DocumentLibrary(db_path))
     return backends

@@ -8,6 +8,11 @@ the backend); a timeout is retried once and then fails that query only (`SearchT
 HTTP 429 (SearXNG's limiter) is retried with exponential backoff, then a retryable SearchError;
 a 5xx or an answer that is not SearXNG's JSON is a retryable SearchError.
 
+Each attempt has one deadline (`deadline_s`), checked at every read of the answer, so an instance
+that trickles its answer fails like one that hangs; the answer is at most `MAX_ANSWER_BYTES`,
+decoded or not (`research_core.net.transfer`). Credentials in the URL (user:password@, ?token=)
+are sent to the instance and left out of every message.
+
 The instance's URL is user-chosen, usually on the user's own machine or network, so it is not
 subject to the page fetcher's private-address rule. Identical queries within a run come from a
 cache (the backend object lives for one run).
@@ -15,6 +20,7 @@ cache (the backend object lives for one run).
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -22,6 +28,8 @@ from typing import Any
 
 import httpx
 
+from research_core.net.transfer import ACCEPT_DECODED, TransferError, read_body, size_label, timeout_until
+from research_core.output.sanitize import strip_url_secrets
 from research_core.schemas import Source
 from research_core.search.base import MAX_RESULTS_PER_QUERY, QueryCache, SearchError, clip_source
 from research_core.search.web import SearchTimeoutError, is_web_url, rank_relevance
@@ -40,6 +48,9 @@ FORBIDDEN_MESSAGE = (
 )
 TIMEOUT_MESSAGE = "SearXNG got no answer in time for a query ({attempts}); it stays on for the next queries."
 MALFORMED_MESSAGE = "SearXNG answered with something other than its search JSON ({detail})."
+TOO_BIG_MESSAGE = "SearXNG's answer was larger than {cap}; check the instance at {url}."
+BROKEN_MESSAGE = "SearXNG's answer broke off ({detail})."
+MAX_ANSWER_BYTES = 2 * 1024 * 1024
 TIMEOUT_RETRIES = 1
 USER_AGENT = "Mozilla/5.0 (compatible; ArborResearch/1.0)"
 
@@ -65,6 +76,7 @@ class SearxngSearch:
     ):
         """Configure the backend; `base_url` is the instance's root, e.g. http://localhost:8888."""
         self.base_url = (base_url or "").strip().rstrip("/") or None
+        self.shown_url = strip_url_secrets(self.base_url) if self.base_url else None
         self.timeout_s = float(timeout_s)
         self.max_retries = max(0, int(max_retries))
         self.backoff_s = max(0.0, float(backoff_s))
@@ -72,6 +84,11 @@ class SearxngSearch:
         self.transport = transport
         self.cache = QueryCache()
         self._sleep = sleep
+
+    @property
+    def deadline_s(self) -> float:
+        """Wall-clock bound of one attempt, however the instance sends its answer."""
+        return 2 * self.timeout_s + 1
 
     def search(self, query: str, max_results: int) -> list[Source]:
         """Return at most `max_results` sources, best first; raise SearchError on failure."""
@@ -94,8 +111,8 @@ class SearxngSearch:
         timeouts = 0
         while True:
             try:
-                response = self._get(query)
-            except httpx.TimeoutException as exc:
+                status, body = self._get(query)
+            except (httpx.TimeoutException, TimeoutError) as exc:
                 timeouts += 1
                 if timeouts <= min(self.max_retries, TIMEOUT_RETRIES):
                     logger.warning("SearXNG timed out for %r; retrying in %.1fs", query, self.backoff_s)
@@ -108,9 +125,9 @@ class SearxngSearch:
                 if isinstance(exc, httpx.ConnectError) and "name" in str(exc).lower():
                     detail = "DNS lookup failed"
                 raise SearchError(
-                    self.name, UNREACHABLE_MESSAGE.format(url=self.base_url, detail=detail), unreachable=True
+                    self.name, UNREACHABLE_MESSAGE.format(url=self.shown_url, detail=detail), unreachable=True
                 ) from exc
-            if response.status_code == 429:
+            if status == 429:
                 if rate_limited < self.max_retries:
                     delay = self.backoff_s * (2**rate_limited)
                     rate_limited += 1
@@ -118,22 +135,50 @@ class SearxngSearch:
                     self._sleep(delay)
                     continue
                 raise SearchError(self.name, RATE_LIMIT_MESSAGE, retryable=True)
-            return self._parse(response)
+            return self._parse(status, body)
 
-    def _get(self, query: str) -> httpx.Response:
+    def _get(self, query: str) -> tuple[int, bytes]:
+        """(status, body) of one request, within `deadline_s` and `MAX_ANSWER_BYTES`.
+
+        TimeoutError when the deadline passes (however slowly the bytes come); SearchError when the
+        answer is too big, broken off or in an encoding not decoded here.
+        """
+        deadline = time.monotonic() + self.deadline_s
+        base = httpx.URL(self.base_url or "")
+        url = base.copy_with(path=base.path.rstrip("/") + "/search")
         params = {"q": query, "format": "json", "categories": self.categories, "pageno": "1"}
-        headers = {"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Language": "en;q=0.9,*;q=0.5"}
-        with httpx.Client(transport=self.transport, timeout=self.timeout_s, trust_env=False) as client:
-            return client.get(f"{self.base_url}/search", params=params, headers=headers)
+        headers = {
+            "User-Agent": USER_AGENT,
+            "Accept": "application/json",
+            "Accept-Language": "en;q=0.9,*;q=0.5",
+            "Accept-Encoding": ACCEPT_DECODED,
+        }
+        timeout = timeout_until(deadline, self.timeout_s, self.timeout_s)
+        with (
+            httpx.Client(transport=self.transport, timeout=timeout, trust_env=False) as client,
+            client.stream("GET", url.copy_merge_params(params), headers=headers) as response,
+        ):
+            try:
+                return response.status_code, read_body(response, MAX_ANSWER_BYTES, deadline)
+            except TransferError as exc:
+                raise self._transfer_error(exc) from None
 
-    def _parse(self, response: httpx.Response) -> list[Any]:
-        status = response.status_code
+    def _transfer_error(self, exc: TransferError) -> Exception:
+        if exc.reason in ("timeout", "stopped"):
+            return TimeoutError(str(exc))
+        if exc.reason == "too_big":
+            message = TOO_BIG_MESSAGE.format(cap=size_label(MAX_ANSWER_BYTES), url=self.shown_url)
+            return SearchError(self.name, message, retryable=True)
+        detail = "an encoding Arbor does not decode" if exc.reason == "encoding" else str(exc)
+        return SearchError(self.name, BROKEN_MESSAGE.format(detail=detail), retryable=True)
+
+    def _parse(self, status: int, body: bytes) -> list[Any]:
         if status == 403:
-            raise SearchError(self.name, FORBIDDEN_MESSAGE.format(url=self.base_url))
+            raise SearchError(self.name, FORBIDDEN_MESSAGE.format(url=self.shown_url))
         if status >= 400:
             raise SearchError(self.name, f"SearXNG answered HTTP {status}.", retryable=status >= 500)
         try:
-            data = response.json()
+            data = json.loads(body)
         except ValueError:
             raise SearchError(self.name, MALFORMED_MESSAGE.format(detail="not JSON"), retryable=True) from None
         results = data.get("results") if isinstance(data, dict) else None

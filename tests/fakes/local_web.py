@@ -109,6 +109,7 @@ class LocalWeb:
         self.base_url = ""
         self.hits: Counter[str] = Counter()
         self.queries: list[str] = []
+        self.requests: list[str] = []  # every request's path and query string, as sent
         self.in_flight = 0
         self.peak_in_flight = 0  # most requests answered at the same time
         self._routes: dict[str, Route] = {}
@@ -174,9 +175,10 @@ class LocalWeb:
 
     # -- answering (called by the handler)
 
-    def _record(self, path: str) -> Route | None:
+    def _record(self, path: str, raw: str = "") -> Route | None:
         with self._lock:
             self.hits[path] += 1
+            self.requests.append(raw or path)
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
             return self._routes.get(path)
@@ -266,7 +268,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         parts = urlsplit(self.path)
         path = unquote(parts.path).lstrip("/")
-        route = self.server.web._record(path)
+        route = self.server.web._record(path, self.path)
         try:
             self._get(path, parts.query, route)
         finally:
