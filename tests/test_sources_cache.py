@@ -33,3 +33,46 @@ def test_a_cache_without_a_database_lives_in_memory() -> None:
     cache = PageCache(None)
     cache.put(CachedPage(url="u", ok=True, text="t"))
     assert cache.get("u").text == "t" and cache.count() == 1
+
+
+def test_a_private_page_is_served_only_to_callers_that_allow_private_addresses(tmp_path: Path) -> None:
+    cache = PageCache(tmp_path / "arbor.db")
+    cache.put(CachedPage(url="http://intranet/", ok=True, text="inside", private=True))
+    assert cache.get("http://intranet/") is None
+    assert cache.get("http://intranet/", allow_private=True).text == "inside"
+
+
+def test_an_old_table_gains_the_address_rule_and_its_rows_count_as_private(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "arbor.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "CREATE TABLE page_cache (url TEXT PRIMARY KEY, ok INTEGER NOT NULL, final_url TEXT NOT NULL DEFAULT '', "
+            "title TEXT NOT NULL DEFAULT '', text TEXT NOT NULL DEFAULT '', kind TEXT NOT NULL DEFAULT '', "
+            "reason TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '', fetched_at TEXT NOT NULL)"
+        )
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        conn.execute("INSERT INTO page_cache (url, ok, text, fetched_at) VALUES ('https://a/', 1, 'old', ?)", [now])
+    cache = PageCache(db)
+    assert cache.get("https://a/") is None and cache.get("https://a/", allow_private=True).text == "old"
+
+
+def test_forgetting_runs_removes_only_the_pages_no_other_run_used(tmp_path: Path) -> None:
+    cache = PageCache(tmp_path / "arbor.db")
+    cache.for_run("r1").put(CachedPage(url="https://shared/", ok=True, text="s"))
+    cache.for_run("r2").get("https://shared/")
+    cache.for_run("r1").put(CachedPage(url="https://mine/", ok=True, text="m"))
+    cache.put(CachedPage(url="https://unowned/", ok=True, text="u"))
+    assert cache.forget_runs(["r1"]) == 1
+    assert cache.get("https://mine/") is None and cache.get("https://shared/") is not None
+    assert cache.forget_runs(["r2"]) == 1 and cache.count() == 1  # an entry no run claimed ages out instead
+
+
+def test_a_failure_that_may_pass_is_remembered_in_memory_only(tmp_path: Path) -> None:
+    cache = PageCache(tmp_path / "arbor.db")
+    cache.put_transient(CachedPage(url="https://slow/", ok=False, reason="timeout", note="too slow"))
+    assert cache.get("https://slow/").reason == "timeout"
+    assert PageCache(tmp_path / "arbor.db").get("https://slow/") is None and cache.count() == 0
+    cache.put(CachedPage(url="https://slow/", ok=True, text="now it answers"))
+    assert cache.get("https://slow/").ok

@@ -70,7 +70,7 @@ def _pages_text(reader: PdfReader, max_chars: int, max_pages: int, stop: float) 
     total = 0
     count = len(reader.pages)
     for number in range(min(count, max_pages)):
-        if time.monotonic() > stop or total >= max_chars:
+        if number and (time.monotonic() > stop or total >= max_chars):  # the first page is always read
             return pages, True
         try:
             text = reader.pages[number].extract_text() or ""
