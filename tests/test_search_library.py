@@ -449,3 +449,18 @@ def test_a_page_titled_with_the_query_ranks_above_a_page_that_only_mentions_its_
         "Write-Ahead Logging",
         "Database File Format",
     ]
+
+
+def test_html_navigation_is_left_out_unless_it_would_swallow_the_page() -> None:
+    body = "Magma rises through the crust where plates part. " * 6
+    page = (
+        '<html><body><nav><a href="/">Home</a> <a href="/faq">FAQ</a></nav>'
+        '<div role="navigation"><div><a href="/prev">Previous topic</a></div></div>'
+        f"<main><p>{body}</p></main>"
+        '<form role="search"><input role="search" name="q"> Quick search</form><p>Footer note.</p></body></html>'
+    )
+    _, text = html_to_text(page)
+    assert "Magma rises" in text and "Footer note." in text
+    assert "Home" not in text and "Previous topic" not in text and "Quick search" not in text
+    _, swallowed = html_to_text(f"<nav><ul><li>Menu<li>Links</ul><p>{body}</p>")  # the <nav> never closes
+    assert "Magma rises" in swallowed and "Menu" in swallowed
