@@ -189,6 +189,8 @@ def test_the_cache_can_be_emptied_from_the_command_line(cli, capsys, tmp_path, w
     assert cli("cache", "clear") == 0
     assert capsys.readouterr().out.strip() == "emptied the page cache: 1 page removed"
     assert cached_urls(tmp_path / "cli.db") == set()
+    assert main(["cache", "clear", "--db", str(tmp_path / "typo.db")]) == 2  # a mistyped database is not created
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "typo.db").exists()
 
 
 def test_stale_and_future_dated_entries_are_purged(tmp_path) -> None:

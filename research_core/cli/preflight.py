@@ -23,7 +23,7 @@ OUTPUT_OPTIONS = {
     "export": ("out",),
 }
 # Commands that only make sense on an existing database: refused, with nothing created, without one.
-NEEDS_DATABASE = {"runs", "show", "export", "resume", "rerun", "delete"}
+NEEDS_DATABASE = {"runs", "show", "export", "resume", "rerun", "delete", "cache"}
 LIBRARY_NEEDS_DATABASE = {"search", "list", "remove"}
 
 
