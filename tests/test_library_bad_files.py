@@ -19,9 +19,9 @@ from tests.test_app_pages import app, button, no_exception, open_page, texts
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
 
 
-def encrypted_pdf() -> bytes:
+def encrypted_pdf(user_password: str = "secret", algorithm: str = "AES-256") -> bytes:
     writer = pypdf.PdfWriter(clone_from=io.BytesIO(pdf_file(["Confidential salaries."])))
-    writer.encrypt("secret", algorithm="RC4-128")
+    writer.encrypt(user_password, owner_password="owner", algorithm=algorithm)
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
@@ -70,9 +70,16 @@ def refusal(name: str, data: bytes) -> tuple[str, float, int]:
     return message, time.monotonic() - start, peak
 
 
-def test_an_encrypted_pdf_is_refused() -> None:
-    message, seconds, _ = refusal("salaries.pdf", encrypted_pdf())
-    assert "password-protected" in message and seconds < 5
+@pytest.mark.parametrize("algorithm", ["AES-256", "AES-128", "RC4-128"])
+def test_an_encrypted_pdf_is_refused(algorithm: str) -> None:
+    message, seconds, _ = refusal("salaries.pdf", encrypted_pdf(algorithm=algorithm))
+    assert message == "'salaries.pdf' is password-protected; save an unprotected copy and add that." and seconds < 5
+
+
+def test_a_pdf_that_only_restricts_printing_is_indexed(tmp_path) -> None:
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_bytes("restricted.pdf", encrypted_pdf(user_password=""))
+    assert library.search("confidential salaries", 1)[0].url == "library://restricted.pdf#page=1"
 
 
 def test_a_corrupt_docx_is_refused() -> None:

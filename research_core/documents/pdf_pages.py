@@ -24,7 +24,7 @@ def pdf_segments(name: str, data: bytes, budget: Budget) -> tuple[str, list[Segm
 
     try:
         reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
+        if reader.is_encrypted and not _opens_without_password(reader):
             raise DocumentError(f"'{name}' is password-protected; save an unprotected copy and add that.")
         count = len(reader.pages)
         segments = _pages(name, reader, count, budget)
@@ -42,6 +42,15 @@ def pdf_segments(name: str, data: bytes, budget: Budget) -> tuple[str, list[Segm
             "Run OCR on it, or add a text version."
         )
     return title, segments, _note(count, len(segments), read, budget)
+
+
+def _opens_without_password(reader: object) -> bool:
+    """True for an encrypted PDF that opens with the empty password (it only restricts printing or copying)."""
+    try:
+        return bool(reader.decrypt(""))  # type: ignore[attr-defined]
+    except Exception as exc:  # an unknown cipher, a broken encryption dictionary
+        logger.debug("PDF decryption failed: %r", exc)
+        return False
 
 
 def _pages(name: str, reader: object, count: int, budget: Budget) -> list[Segment]:
