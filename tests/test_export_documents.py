@@ -113,8 +113,10 @@ def test_rendering_loads_no_url_even_from_a_page_that_asks_for_some(tmp_path, ca
     local.write_text("body { color: blue }")
     page = (
         f'<html><head><link rel="stylesheet" href="{base}/a.css">'
+        "<style>p { color: black }</style>"  # the page's own stylesheet, replaced by the print one
         f"<style>@import url('{base}/b.css'); body {{ background: url('{base}/c.png') }}</style></head>"
-        f'<body><img src="{base}/d.png"><img src="file://{local}"><p>Hello</p></body></html>'
+        f'<body><img src="{base}/d.png"><img src="file://{local}">'
+        f'<p style="background: url({base}/e.png)">Hello</p></body></html>'
     )
     try:
         pdf_bytes = html_to_pdf(page)
@@ -123,7 +125,9 @@ def test_rendering_loads_no_url_even_from_a_page_that_asks_for_some(tmp_path, ca
     assert _Counter.hits == []
     assert "Hello" in pdf_text(pypdf.PdfReader(io.BytesIO(pdf_bytes)))
     refused = [r.getMessage() for r in caplog.records if "refused to load" in r.getMessage()]
-    assert any(f"file://{local}" in line for line in refused) and any(base in line for line in refused)
+    assert any(f"file://{local}" in line for line in refused)
+    wanted = ("a.css", "b.css", "c.png", "d.png", "e.png")
+    assert [name for name in wanted if any(name in line for line in refused)] == list(wanted)
 
 
 # ---- Word ------------------------------------------------------------------------------------------

@@ -14,29 +14,36 @@ where those fonts are installed (`scripts/setup.sh` installs them).
 from __future__ import annotations
 
 import logging
+import re
 
 from research_core.output.export import to_html
 from research_core.schemas import RunResult
 
 logger = logging.getLogger(__name__)
 
-# Cascades after the page's own screen stylesheet.
+# The page's own (screen) stylesheet is replaced by this one: WeasyPrint prints it without warnings.
 PRINT_CSS = """
 @page { size: A4; margin: 18mm 16mm 20mm;
         @bottom-center { content: counter(page) " / " counter(pages); font-size: 8pt; color: #59636e; } }
 html { font-size: 10.5pt; }
 body { font-family: "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", "Noto Sans CJK SC", sans-serif;
-       max-width: none; margin: 0; padding: 0; line-height: 1.45; }
-code, pre { font-family: "DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono CJK JP", monospace; }
-pre { white-space: pre-wrap; overflow-wrap: anywhere; }
+       color: #1f2328; line-height: 1.45; margin: 0; }
+h1 { font-size: 18pt; line-height: 1.25; }
+h1 + p { color: #59636e; font-size: 9pt; }
+h2 { font-size: 14pt; border-bottom: 1px solid #d1d9e0; padding-bottom: 2pt; margin-top: 18pt; }
 h1, h2, h3, h4, h5, h6 { break-after: avoid; }
-h1 { font-size: 18pt; }
-h2 { font-size: 14pt; }
+a { color: #0969da; text-decoration: none; overflow-wrap: anywhere; }
+a[href^="#source-"] { font-size: 0.8em; vertical-align: super; }
+section.sources ul { list-style: none; padding-left: 0; }
+section.sources li { margin: 5pt 0; overflow-wrap: anywhere; }
 section.sources li, blockquote, tr { break-inside: avoid; }
-a { color: #0969da; overflow-wrap: anywhere; }
-a[href^="#source-"] { color: #0969da; }
-table { width: 100%; }
+code, pre { font-family: "DejaVu Sans Mono", "Liberation Mono", "Noto Sans Mono CJK JP", monospace; font-size: 0.9em; }
+pre { background: #f6f8fa; padding: 6pt; white-space: pre-wrap; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; }
+th, td { border: 1px solid #d1d9e0; padding: 2pt 5pt; }
+blockquote { color: #59636e; border-left: 3pt solid #d1d9e0; margin-left: 0; padding-left: 8pt; }
 """.strip()
+_PAGE_STYLE = re.compile(r"<style>.*?</style>", re.DOTALL)
 
 
 def refusing_fetcher() -> object:
@@ -54,11 +61,11 @@ def refusing_fetcher() -> object:
 
 
 def html_to_pdf(page: str) -> bytes:
-    """Print an HTML page of Arbor's (already sanitised) as PDF bytes, loading no URL."""
+    """Print an HTML page of Arbor's (already sanitised) as PDF bytes with the print stylesheet, loading no URL."""
     from weasyprint import CSS, HTML
 
     fetcher = refusing_fetcher()
-    document = HTML(string=page, base_url=None, url_fetcher=fetcher)
+    document = HTML(string=_PAGE_STYLE.sub("", page, count=1), base_url=None, url_fetcher=fetcher)
     return document.write_pdf(stylesheets=[CSS(string=PRINT_CSS, url_fetcher=fetcher)])
 
 
