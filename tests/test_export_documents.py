@@ -153,11 +153,11 @@ def test_word_lists_are_list_paragraphs(word: docx.document.Document) -> None:
 def test_word_citations_link_to_their_source_and_web_links_are_hyperlinks(word: docx.document.Document) -> None:
     links = [link for p in word.paragraphs for link in p.hyperlinks]
     citations = {(link.text, link.fragment) for link in links if not link.address}
-    assert ("[1]", "source-1") in citations and ("[3]", "source-3") in citations
+    assert ("[1]", "source_1") in citations and ("[3]", "source_3") in citations
     assert "https://react.dev/learn" in {link.address for link in links}
     assert not any(link.address.startswith(("javascript:", "http://tracker")) for link in links)
     body = word.element.body.xml
-    assert 'w:name="source-1"' in body and 'w:name="source-4"' in body  # the bookmarks citations jump to
+    assert 'w:name="source_1"' in body and 'w:name="source_4"' in body  # the bookmarks citations jump to
 
 
 def test_word_tables_and_quotes(word: docx.document.Document) -> None:

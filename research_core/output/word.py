@@ -4,8 +4,9 @@ The HTML export holds the report in a small set of tags (the sanitiser's allow-l
 a Word counterpart: headings become Word headings (Heading 1-6), lists become List Bullet / List
 Number paragraphs (nested up to three levels), block quotes the Quote style, code a monospace run,
 tables Word tables with a bold header row. A citation `[n]` links to the bookmark of source n in the
-sources list; a web address is an external hyperlink. The sources section goes last, after the
-warnings, as a reader of a Word document expects its references at the end.
+sources list (`source_n`: Word allows no hyphen in a bookmark's name); a web address is an external
+hyperlink. The sources section goes last, after the warnings, as a reader of a Word document
+expects its references at the end.
 
 Only http(s) links and `#source-n` anchors survive the sanitiser, so those are the only link
 targets this module writes.
@@ -14,6 +15,7 @@ targets this module writes.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -195,7 +197,7 @@ class _Writer:
         run.font.underline = True
         link = OxmlElement("w:hyperlink")
         if style.href.startswith("#"):
-            link.set(qn("w:anchor"), style.href[1:])
+            link.set(qn("w:anchor"), bookmark_name(style.href[1:]))
         else:
             part = paragraph.part
             link.set(qn("r:id"), part.relate_to(style.href, RELATIONSHIP_TYPE.HYPERLINK, is_external=True))
@@ -208,11 +210,16 @@ class _Writer:
         self.bookmarks += 1
         start = OxmlElement("w:bookmarkStart")
         start.set(qn("w:id"), str(self.bookmarks))
-        start.set(qn("w:name"), name)
+        start.set(qn("w:name"), bookmark_name(name))
         end = OxmlElement("w:bookmarkEnd")
         end.set(qn("w:id"), str(self.bookmarks))
         paragraph._p.insert(0, start)
         paragraph._p.append(end)
+
+
+def bookmark_name(anchor: str) -> str:
+    """A Word bookmark name for an HTML anchor: Word allows letters, digits and underscores only."""
+    return re.sub(r"\W", "_", anchor)[:40]
 
 
 def html_to_docx(page: str) -> bytes:
