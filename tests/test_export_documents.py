@@ -158,6 +158,8 @@ def test_word_citations_link_to_their_source_and_web_links_are_hyperlinks(word: 
     assert not any(link.address.startswith(("javascript:", "http://tracker")) for link in links)
     body = word.element.body.xml
     assert 'w:name="source_1"' in body and 'w:name="source_4"' in body  # the bookmarks citations jump to
+    source = next(p for p in word.paragraphs if p.text.startswith("[1] React"))
+    assert [child.tag.rsplit("}", 1)[1] for child in source._p][:2] == ["pPr", "bookmarkStart"]  # schema order
 
 
 def test_word_tables_and_quotes(word: docx.document.Document) -> None:

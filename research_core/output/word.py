@@ -213,7 +213,11 @@ class _Writer:
         start.set(qn("w:name"), bookmark_name(name))
         end = OxmlElement("w:bookmarkEnd")
         end.set(qn("w:id"), str(self.bookmarks))
-        paragraph._p.insert(0, start)
+        properties = paragraph._p.pPr  # must stay the paragraph's first child
+        if properties is not None:
+            properties.addnext(start)
+        else:
+            paragraph._p.insert(0, start)
         paragraph._p.append(end)
 
 
