@@ -70,6 +70,7 @@ else:
                 "kind": d.kind,
                 "characters": d.chars,
                 "added": d.added_at[:16].replace("T", " "),
+                "note": d.note,
             }
             for d in documents
         ]

@@ -201,3 +201,5 @@ def test_the_library_page_adds_the_good_uploads_and_says_what_happened_to_the_ot
     assert "zip bomb" in texts(at.error)
     assert "mixed.pdf: 2 of 4 page(s) have no text layer" in texts(at.warning)
     assert DocumentLibrary(env["db"]).count() == 5
+    notes = dict(zip(at.dataframe[0].value["title"], at.dataframe[0].value["note"], strict=True))
+    assert notes["wind"] == "" and notes["Typed page about tides."].startswith("2 of 4 page(s) have no text layer")
