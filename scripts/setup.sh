@@ -40,10 +40,10 @@ fi
 if [[ -z "$(llama_wheel)" ]] && ! { command -v g++ && command -v cmake; } >/dev/null; then
     apt_packages+=(build-essential cmake)
 fi
-# The PDF export prints with WeasyPrint, which needs Pango; CJK fonts let a Japanese or Chinese
-# report print real glyphs instead of boxes.
-if ! compgen -G "/usr/lib/*/libpangoft2-1.0.so.0" >/dev/null && ! compgen -G "/usr/lib/libpangoft2-1.0.so.0" >/dev/null; then
-    apt_packages+=(libpango-1.0-0 libpangoft2-1.0-0)
+# The PDF export prints with WeasyPrint, which needs Pango and HarfBuzz's subsetter (it embeds only
+# the glyphs a report uses); CJK fonts (below) let a Japanese or Chinese report print real glyphs.
+if ! compgen -G "/usr/lib/*/libpangoft2-1.0.so.0" >/dev/null || ! compgen -G "/usr/lib/*/libharfbuzz-subset.so.0" >/dev/null; then
+    apt_packages+=(libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0)
 fi
 # What only some tests need (the browser tests, CJK glyphs in PDFs): without apt-get, a warning,
 # unless CI=true, where a test run would fail without them.
