@@ -245,9 +245,13 @@ def bench_html(limit: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("parts", nargs="*", choices=["export", "index", "html"], default=["export", "index", "html"])
+    parser.add_argument("parts", nargs="*", help="export, index and/or html (default: all three)")
     parser.add_argument("--pages", type=int, default=2000, help="at most this many HTML pages per manual")
     args = parser.parse_args()
+    unknown = set(args.parts) - {"export", "index", "html"}
+    if unknown:
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}")
+    args.parts = args.parts or ["export", "index", "html"]
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if "export" in args.parts:
         bench_export()
