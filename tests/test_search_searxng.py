@@ -46,7 +46,7 @@ def test_results_become_sources_ranked_by_bm25(web: LocalWeb) -> None:
     assert [s.relevance for s in sources] == sorted((s.relevance for s in sources), reverse=True)
     assert sources[0].relevance == 1.0 and sources[0].title
     assert sources[0].snippet and len(sources[0].snippet) < 400  # a teaser, not the page
-    assert backend.search("postgres", 2) and len(backend.search("database", 2)) == 2
+    assert backend.search("PostgreSQL", 2) and len(backend.search("database", 2)) == 2
 
 
 def test_identical_queries_within_a_run_hit_the_cache(web: LocalWeb) -> None:
