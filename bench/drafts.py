@@ -6,8 +6,12 @@ synthesis and the overview call it) and appends one JSON line per call: the draf
 text, the sources the draft could cite (title, address, passage) and the quotes findings took from
 them. `python -m bench.drafts pairs` turns those lines into (sentence, cited source) pairs in the
 format of `bench/judge_pairs.py`, each with `engine_kept`: whether the sentence, citations aside,
-is still in the grounded text. Labelled by reading, they show how the check meets a reader: of the
-pairs labelled wrong or not stated, how many it removed; of those labelled supported, how many it kept.
+is still in the grounded text (None for a sentence left out as a repeat of one already made, which
+`engine_action` calls "repeat"; `engine_reason` says why a removed one went). Labelled by
+reading, they show how the check meets a reader: of the pairs labelled wrong or not stated,
+how many it removed; of those labelled supported, how many it kept. A removed sentence the model
+cited nothing for is paired with the source that holds most of its words (`cited: false`), the
+first one the check would have tried.
 
     .venv/bin/python -m bench.research_quality ... --drafts R-drafts.jsonl
     .venv/bin/python -m bench.drafts pairs --drafts R-drafts.jsonl --out bench/judged/ROUND/pairs-drafts.jsonl
@@ -25,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.research_quality import statements
+from research_core.research.evidence import support_share
 from research_core.synthesis import grounding, meta, synthesize
 from research_core.synthesis.claim_check import question_subjects
 
@@ -72,6 +77,17 @@ def _bare(text: str) -> str:
     return " ".join(_NUMBER.sub("", _MARKER.sub("", text)).split()).strip(" .").lower()
 
 
+def best_source(bare: str, record: dict[str, Any]) -> str:
+    """The id of the draft's source whose title, passage and quotes hold most of the sentence's words."""
+
+    def held(sid: str) -> float:
+        source = record["sources"][sid]
+        text = " ".join([source["title"], source["snippet"], *record["quotes"].get(sid, [])])
+        return support_share(bare, text)
+
+    return max(record["sources"], key=held, default="")
+
+
 def draft_pairs(record: dict[str, Any], index: int) -> list[dict[str, Any]]:
     """The (sentence, cited source) pairs of one recorded draft, each with `engine_kept`."""
     ids = list(dict.fromkeys(_MARKER.findall(record["draft"])))
@@ -79,11 +95,19 @@ def draft_pairs(record: dict[str, Any], index: int) -> list[dict[str, Any]]:
     numbered = _MARKER.sub(lambda m: f"[{number[m.group(1)]}]", record["draft"])
     kept_text = _bare(record["grounded"])
     names = tuple(record.get("names") or question_subjects(record.get("topic", "")))
+    why_removed = {_bare(sentence): why for sentence, why in record.get("removed", [])}
     pairs = []
     for position, sentence in enumerate(statements(numbered, names, record.get("topic", ""))):
-        kept = _bare(sentence) in kept_text
-        for n in dict.fromkeys(int(x) for g in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for x in g.split(",")):
-            sid = ids[n - 1] if 0 < n <= len(ids) else ""
+        bare = _bare(sentence)
+        kept = bare in kept_text
+        removed = why_removed.get(bare)
+        # neither kept nor removed as unsupported: said already (by an earlier sentence or a branch answer)
+        action = "kept" if kept else ("removed" if removed is not None else "repeat")
+        cited = [int(x) for g in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for x in g.split(",")]
+        chosen = [(n, ids[n - 1] if 0 < n <= len(ids) else "") for n in dict.fromkeys(cited)]
+        if not chosen and action == "removed":
+            chosen = [(0, best_source(bare, record))]
+        for n, sid in chosen:
             source = record["sources"].get(sid, {})
             pairs.append(
                 {
@@ -93,11 +117,14 @@ def draft_pairs(record: dict[str, Any], index: int) -> list[dict[str, Any]]:
                     "sentence": sentence,
                     "source": n,
                     "dangling": not source,
+                    "cited": n > 0,
                     "title": source.get("title", ""),
                     "url": source.get("url", ""),
                     "passage": source.get("snippet", ""),
                     "findings": [{"quote": q} for q in record["quotes"].get(sid, [])],
-                    "engine_kept": kept,
+                    "engine_kept": kept if action != "repeat" else None,
+                    "engine_action": action,
+                    "engine_reason": removed or "",
                     "label": "",
                     "reason": "",
                 }
@@ -118,8 +145,8 @@ def main(argv: list[str] | None = None) -> None:
     with args.out.open("w", encoding="utf-8") as f:
         for pair in written:
             f.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    kept = sum(p["engine_kept"] for p in written)
-    print(f"{len(written)} pairs from {len(records)} drafts ({kept} kept by the engine) -> {args.out}")
+    actions = {a: sum(p["engine_action"] == a for p in written) for a in ("kept", "removed", "repeat")}
+    print(f"{len(written)} pairs from {len(records)} drafts ({actions}) -> {args.out}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ def test_a_removed_sentence_is_a_pair_the_engine_did_not_keep(tmp_path: Path) ->
     path = tmp_path / "drafts.jsonl"
     draft = (
         "WAL lets readers continue while one writer commits [[src:aaaa1111]]. "
-        "WAL uses the ts_rank function to rank every search result [[src:bbbb2222]]."
+        "WAL uses the ts_rank function to rank every search result [[src:bbbb2222]]. "
+        "VACUUM rebuilds the database file in the ts_rank order."
     )
     with recording(path):
         grounded = synthesize.ground_text(draft, SOURCES, {}, ("WAL",), "How does WAL let readers continue?")
@@ -30,9 +31,13 @@ def test_a_removed_sentence_is_a_pair_the_engine_did_not_keep(tmp_path: Path) ->
     record = json.loads(path.read_text(encoding="utf-8"))
     assert record["grounded"] == grounded.text
     pairs = draft_pairs(record, 0)
-    kept = {p["sentence"].split(" [")[0]: p["engine_kept"] for p in pairs}
+    kept = {p["sentence"].split(" [")[0].rstrip("."): p["engine_kept"] for p in pairs}
     assert kept == {
         "WAL lets readers continue while one writer commits": True,
         "WAL uses the ts_rank function to rank every search result": False,
+        "VACUUM rebuilds the database file in the ts_rank order": False,
     }
-    assert [p["title"] for p in pairs] == ["Write-Ahead Logging", "VACUUM"]
+    assert [p["title"] for p in pairs] == ["Write-Ahead Logging", "VACUUM", "VACUUM"]
+    # the uncited one is paired with the source holding most of its words, and says so
+    assert [p["cited"] for p in pairs] == [True, True, False]
+    assert all(p["engine_reason"] for p in pairs[1:])
