@@ -142,3 +142,12 @@ def test_a_sentence_that_leads_into_a_table_of_contents_is_not_a_quote():
     assert looks_like_menu(toc)
     assert looks_like_menu("Reverse Proxy ¶ Related Modules Related Directives mod_proxy ProxyPass")
     assert not looks_like_menu("Note: the ProxyPass directive maps remote servers into the space of the local server.")
+
+
+def test_a_name_that_spells_a_topic_word_is_not_that_topic():
+    from research_core.research.extraction import quote_on_topic
+
+    focus = "How does PostgreSQL support window functions?"
+    assert not quote_on_topic("To register a Windows event log library with the operating system, run regsvr32.", focus)
+    assert quote_on_topic("Window functions are evaluated after aggregate functions.", focus)
+    assert quote_on_topic("A window function performs a calculation across a set of table rows.", focus)

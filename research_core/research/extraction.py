@@ -13,6 +13,8 @@ Rules, enforced by code whatever the model answers:
 
 from __future__ import annotations
 
+import re
+
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
@@ -78,7 +80,20 @@ def quote_on_topic(quote: str, focus: str) -> bool:
         return True
     if len(named_in(quote, names)) >= 2:
         return True  # a sentence setting two of the question's subjects side by side is what a comparison needs
-    return bool({w[:STEM] for w in topical} & {w[:STEM] for w in content_words(quote)})
+    return bool({w[:STEM] for w in topical} & {w[:STEM] for w in content_words(_without_names(quote, focus))})
+
+
+def _without_names(quote: str, focus: str) -> str:
+    """The quote without the words it capitalises mid-sentence where the question writes them in lower
+    case: "Windows" the system is not the "window" of "window functions"."""
+    lower = set(re.findall(r"\b[a-z][a-z-]+\b", focus))
+    words = quote.split()
+    kept = [
+        w
+        for i, w in enumerate(words)
+        if i == 0 or not w[:1].isupper() or w.strip(".,;:()").lower().rstrip("s") not in {x.rstrip("s") for x in lower}
+    ]
+    return " ".join(kept)
 
 
 def picked_quotes(
