@@ -273,3 +273,20 @@ def test_a_quote_that_names_an_option_makes_its_page_a_source_about_that_option(
     text = "The fs.createReadStream() method reads the contents of a file into memory one chunk at a time [[src:fa01]]."
     out = ground_text(text, {"fa01": NODE_FS}, {"fa01": [FS_QUOTE]}, names, "How does fs.readFile read a file?")
     assert out.supported == 0
+
+
+AUTOINCREMENT_QUOTE = (
+    "If no negative ROWID values are inserted explicitly, then automatically generated ROWID values will "
+    "always be greater than zero, and not a ROWID of an existing row. "
+    "AUTOINCREMENT guarantees that automatically chosen ROWIDs will be increasing but not that they will be sequential."
+)
+
+
+def test_a_statement_keeping_its_quotes_not_is_not_called_a_reversal():
+    from research_core.text.negation import polarity_conflict
+
+    verbatim = AUTOINCREMENT_QUOTE.split(". ")[-1]
+    assert polarity_conflict(verbatim, AUTOINCREMENT_QUOTE) is None  # the other sentence denies "ROWID", not this one
+    retold = "AUTOINCREMENT guarantees that chosen ROWIDs will be increasing, but not necessarily sequential."
+    assert polarity_conflict(retold, AUTOINCREMENT_QUOTE) is None
+    assert polarity_conflict("AUTOINCREMENT guarantees that ROWIDs will be sequential.", AUTOINCREMENT_QUOTE)

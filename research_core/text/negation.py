@@ -5,9 +5,10 @@ A retelling that drops or moves a "not" reverses its source while keeping nearly
 status code is not 200 OK". Word overlap calls that supported; this check does not.
 
 The negated word of a "not" (and "no", "never", "cannot", "n't", "without") is the first content
-word after it. Two rules, on the quote sentences closest to the statement:
-1. a word the statement negates must be negated in the quote;
-2. a word the quote negates, used by the statement, must be negated in the statement too.
+word after it ("not that they will be sequential" denies "sequential"). Two rules:
+1. a word the statement negates must be negated in one of the two quote sentences closest to it;
+2. a word the closest quote sentence negates, used by the statement, must be negated in the
+   statement too.
 """
 
 from __future__ import annotations
@@ -49,6 +50,18 @@ _SKIP = frozenset(
         "so",
         "very",
         "all",
+        "that",
+        "they",
+        "it",
+        "this",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "should",
     ]
 )
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -70,7 +83,7 @@ def negated_words(text: str) -> set[str]:
     for i, word in enumerate(words):
         if word not in _NEGATORS:
             continue
-        for following in words[i + 1 : i + 5]:
+        for following in words[i + 1 : i + 7]:
             if following in _NEGATORS:
                 break
             if following in _SKIP or not content_words(following):
@@ -99,6 +112,9 @@ def polarity_conflict(statement: str, quote: str) -> str | None:
     added = sorted(w for w in said - denied)
     if added:
         return f"negates '{added[0]}', which the quote does not"
+    # a dropped "not" is looked for in the one sentence the statement retells: the next closest may
+    # deny a word the statement uses about something else
+    denied = negated_words(closest_sentences(statement, quote, 1))
     dropped = sorted(w for w in denied - said if w in _stems(statement) and w not in said)
     if dropped:
         return f"states '{dropped[0]}' where the quote denies it"
