@@ -111,7 +111,7 @@ def test_picked_neighbours_become_one_quote_and_the_location_finds_it():
     runs = runs_of([1, 2, 4], sentences)
     assert [[s.number for s in run] for run in runs] == [[1, 2], [4]]
     link = location("https://x.org/p.html#top", "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda")
-    assert link.startswith("https://x.org/p.html#:~:text=alpha%20beta") and re.search(r",\w", link)
+    assert link.startswith("https://x.org/p.html#top:~:text=alpha%20beta") and re.search(r",\w", link)
 
 
 def test_the_fake_reads_the_numbered_listing():
@@ -151,3 +151,12 @@ def test_a_name_that_spells_a_topic_word_is_not_that_topic():
     assert not quote_on_topic("To register a Windows event log library with the operating system, run regsvr32.", focus)
     assert quote_on_topic("Window functions are evaluated after aggregate functions.", focus)
     assert quote_on_topic("A window function performs a calculation across a set of table rows.", focus)
+
+
+def test_a_quote_location_keeps_the_page_of_a_file():
+    from research_core.research.quotes import location
+
+    assert location("library://report.pdf#page=12", "Revenue grew by a tenth in 2025.") == (
+        "library://report.pdf#page=12:~:text=Revenue%20grew%20by%20a%20tenth%20in%202025."
+    )
+    assert location("https://example.org/a.html", "Three words here.").startswith("https://example.org/a.html#:~:text=")

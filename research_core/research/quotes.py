@@ -150,7 +150,8 @@ def best_run(text: str, sentences: list[NumberedSentence], source: int) -> list[
 
 
 def location(url: str, quote: str) -> str:
-    """The source's address with a text fragment that finds `quote` on the page (`#:~:text=start,end`)."""
+    """The source's address with a text fragment that finds `quote` on the page (`#:~:text=start,end`;
+    after the address's own fragment when it has one: `report.pdf#page=12:~:text=…`)."""
     words = quote.rstrip(" …").split()
     if not words:
         return url
@@ -158,7 +159,9 @@ def location(url: str, quote: str) -> str:
     def enc(part: list[str]) -> str:
         return url_quote(" ".join(part), safe="")
 
-    base = url.split("#", 1)[0]
+    # the directive follows the address's own fragment, so a file's page ("#page=12") stays in it
+    base = url.split(":~:", 1)[0]
+    base += "" if "#" in base else "#"
     if len(words) <= 2 * FRAGMENT_WORDS:
-        return f"{base}#:~:text={enc(words)}"
-    return f"{base}#:~:text={enc(words[:FRAGMENT_WORDS])},{enc(words[-FRAGMENT_WORDS:])}"
+        return f"{base}:~:text={enc(words)}"
+    return f"{base}:~:text={enc(words[:FRAGMENT_WORDS])},{enc(words[-FRAGMENT_WORDS:])}"
