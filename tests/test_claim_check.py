@@ -290,3 +290,15 @@ def test_a_statement_keeping_its_quotes_not_is_not_called_a_reversal():
     retold = "AUTOINCREMENT guarantees that chosen ROWIDs will be increasing, but not necessarily sequential."
     assert polarity_conflict(retold, AUTOINCREMENT_QUOTE) is None
     assert polarity_conflict("AUTOINCREMENT guarantees that ROWIDs will be sequential.", AUTOINCREMENT_QUOTE)
+
+
+def test_a_page_is_about_the_code_names_it_shows_but_not_the_products_it_mentions():
+    from research_core.synthesis.claim_check import source_subjects
+
+    names = ("fs.readFile", "fs.createReadStream", "Node.js")
+    fs_page = "When the path is a directory, the behavior of fs.readFile() is platform-specific."
+    about = source_subjects("File system | Node.js v18.20.4 Documentation", "/api/fs.html", fs_page, names)
+    assert about == {"node.js", "fs.readfile"}
+    # a product named in passing in another product's page stays no subject of that page
+    sqlite_page = "The built-in window functions are based on those supported by PostgreSQL."
+    assert source_subjects("Window Functions", "/sqlite3/windowfunctions.html", sqlite_page, NAMES) == {"sqlite"}
