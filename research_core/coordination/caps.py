@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from research_core.configuration import RunConfig
 from research_core.coordination.pass_state import CoordinationPass, coordinate_log
 from research_core.llm.costs import total_cost
 from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
@@ -56,6 +57,22 @@ def open_branch_count(branches: dict[str, dict]) -> int:
 def iterations_used(branches: dict[str, dict]) -> int:
     """Research iterations spent by every branch of the run."""
     return sum(int(b.get("iteration_count") or 0) for b in branches.values())
+
+
+def drill_down_room(config: RunConfig, branches: dict[str, dict], bid: str) -> int:
+    """Iterations a drill-down below branch `bid` may draw on: the run's ceiling once a child is
+    counted (each branch keeps an iteration back for its answer), less what every branch has spent
+    and less the minimum still owed to every other unfinished branch. An approved branch is funded
+    before any drill-down child, so a drill-down never leaves one unresearched."""
+    active = [b for b in branches.values() if b.get("status") != "skipped"]
+    cap = run_iteration_cap(config.max_iterations, len(active) + 1, flat=False)
+    floor = config.sub_question_min_iterations
+    owed = sum(
+        max(0, min(floor, int(b.get("allocated_iterations") or floor)) - int(b.get("iteration_count") or 0))
+        for other, b in branches.items()
+        if other != bid and b.get("status") not in FINAL_STATUSES
+    )
+    return cap - iterations_used(branches) - owed
 
 
 def research_unfinished(branches: dict[str, dict]) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from research_core.configuration import RunConfig
 from research_core.coordination.allotments import allocation_left, chain_allotments, segment_length
-from research_core.coordination.caps import Caps
+from research_core.coordination.caps import Caps, drill_down_room
 from research_core.coordination.pass_state import CoordinationPass
 from research_core.research.depth import can_drill_down
 from research_core.schemas import FINAL_STATUSES, SubQuestion
@@ -54,7 +54,12 @@ def work_waits_on_branches(
         return True
     return any(
         branches[bid].get("kind") == "hypothesis"
-        or can_drill_down(SubQuestion(**branches[bid]), config, len(branches), iterations_left)
+        or can_drill_down(
+            SubQuestion(**branches[bid]),
+            config,
+            len(branches),
+            min(iterations_left, drill_down_room(config, branches, bid)),
+        )
         for bid in running
         if not branches[bid].get("research_done")
     )
@@ -143,7 +148,8 @@ def research_tasks(
                     "answer_when_done": not tree.children(bid),
                     "others_wait": others_wait,
                     "branch_count": len(p.branches),
-                    "iterations_left": caps.iterations_left,
+                    # what a drill-down below this branch may draw on (see `drill_down_room`)
+                    "iterations_left": min(caps.iterations_left, drill_down_room(p.config, p.branches, bid)),
                     "max_steps": max_steps,
                     "max_cost_usd": max_cost,
                 },

@@ -1,0 +1,39 @@
+"""A drill-down draws only on what the approved branches' minimums leave: it never leaves one unresearched."""
+
+from __future__ import annotations
+
+from research_core.configuration import build_run_config
+from research_core.coordination.caps import drill_down_room
+from research_core.research.depth import can_drill_down
+from research_core.schemas import SubQuestion
+
+
+def _branch(bid: str, priority: float, status: str, used: int, allocated: int = 5) -> dict:
+    return SubQuestion(
+        id=bid,
+        question_text=f"Question {bid}?",
+        priority=priority,
+        status=status,
+        iteration_count=used,
+        allocated_iterations=allocated,
+    ).model_dump()
+
+
+def test_a_branch_may_not_drill_down_into_the_iterations_an_approved_branch_still_needs():
+    # the chain of sq_002 started with 12 iterations left of the run's 15; it has spent 4, and sq_001,
+    # running beside it, 5: the 0.7 branch has not started
+    config = build_run_config("general", auto_approve=True)
+    branches = {
+        "sq_001": _branch("sq_001", 0.9, "researching", 5),
+        "sq_002": _branch("sq_002", 0.8, "researching", 4),
+        "sq_003": _branch("sq_003", 0.7, "pending", 0),
+    }
+    room = drill_down_room(config, branches, "sq_002")
+    # ceiling with a child counted: 20 - (1 + 4 + 1) = 14; spent 9; sq_003 is owed its minimum of 2
+    assert room == 14 - 9 - 2
+    assert not can_drill_down(SubQuestion(**branches["sq_002"]), config, len(branches), room - 1)
+    # once the 0.7 branch has had its minimum, what is left may go to a drill-down
+    branches["sq_003"] = _branch("sq_003", 0.7, "completed", 2)
+    branches["sq_001"] = _branch("sq_001", 0.9, "completed", 2)
+    assert drill_down_room(config, branches, "sq_002") == 14 - 8
+    assert can_drill_down(SubQuestion(**branches["sq_002"]), config, len(branches), 14 - 8 - 1)
