@@ -292,13 +292,19 @@ def test_a_statement_keeping_its_quotes_not_is_not_called_a_reversal():
     assert polarity_conflict("AUTOINCREMENT guarantees that ROWIDs will be sequential.", AUTOINCREMENT_QUOTE)
 
 
-def test_a_page_is_about_the_code_names_it_shows_but_not_the_products_it_mentions():
-    from research_core.synthesis.claim_check import source_subjects
-
+def test_a_fact_about_one_function_is_not_moved_to_another_documented_on_the_same_page():
+    # Node's file-system page documents both functions; the quote is readFile's: said of
+    # createReadStream, it is a fact moved to the other side of the comparison
     names = ("fs.readFile", "fs.createReadStream", "Node.js")
-    fs_page = "When the path is a directory, the behavior of fs.readFile() is platform-specific."
-    about = source_subjects("File system | Node.js v18.20.4 Documentation", "/api/fs.html", fs_page, names)
-    assert about == {"node.js", "fs.readfile"}
-    # a product named in passing in another product's page stays no subject of that page
-    sqlite_page = "The built-in window functions are based on those supported by PostgreSQL."
-    assert source_subjects("Window Functions", "/sqlite3/windowfunctions.html", sqlite_page, NAMES) == {"sqlite"}
+    page = {
+        "title": "File system | Node.js v18.20.4 Documentation",
+        "url": "/usr/share/doc/nodejs/api/fs.html",
+        "snippet": FS_QUOTE + " To minimize memory costs, when possible prefer streaming via fs.createReadStream().",
+    }
+    # under its heading, the sentence is about fs.createReadStream without naming it
+    text = (
+        "### fs.createReadStream\n\nIt reads the contents of a file into memory one chunk at a time, "
+        "allowing the event loop to turn between each chunk [[src:fa02]]."
+    )
+    out = ground_text(text, {"fa02": page}, {"fa02": [FS_QUOTE]}, names, "How does fs.createReadStream read a file?")
+    assert out.supported == 0 and "[[src:fa02]]" not in out.text

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from research_core.planning.question_shape import subjects
 from research_core.research.evidence import SUPPORT_BAR, support_share
-from research_core.text.names import looks_like_identifier, named_in
+from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.terms import distinctive_terms, missing_terms
 from research_core.text.words import content_words, looks_english
@@ -62,15 +62,11 @@ class Evidence:
 
 
 def source_subjects(title: str, url: str, text: str, names: Iterable[str], quoted: str = "") -> frozenset[str]:
-    """The names a source is about: those in its title or address, those its findings quote
-    (`quoted`: a quote that names an option states something about it) and the code names its text
-    shows (`looks_like_identifier`: the page on Node's file system documents `fs.readFile`); else
-    every name in its text. A product named in passing in another product's page is not its subject."""
+    """The names a source is about: those in its title or address and those its findings quote
+    (`quoted`: a quote that names an option states something about it), else those in its text."""
     names = list(names)
-    in_text = named_in(text, names)
     own = named_in(f"{title} {url}", names) + named_in(quoted, names)
-    shown = [n.lower() for n in names if looks_like_identifier(n) and n.lower() in in_text]
-    return frozenset(own + shown if own else in_text)
+    return frozenset(own or named_in(text, names))
 
 
 def build_evidence(

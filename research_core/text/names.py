@@ -15,9 +15,3 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 def named_in(text: str, names: Iterable[str]) -> list[str]:
     """The names (lower-cased) that `text` mentions."""
     return [n.lower() for n in names if _name_pattern(n).search(text)]
-
-
-def looks_like_identifier(name: str) -> bool:
-    """A name written as code (`fs.readFile`, `worker_threads`, `mod_rewrite`, `to_tsvector()`) rather
-    than a product's name: the page that shows it documents it, whatever the page's title says."""
-    return "_" in name or "(" in name or (name[:1].islower() and ("." in name or any(c.isupper() for c in name)))
