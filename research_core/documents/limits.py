@@ -12,6 +12,8 @@ from __future__ import annotations
 import io
 import time
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 READ_TIME_S = 30.0  # seconds one document may take to read (checked between pages, slides, rows)
@@ -48,6 +50,23 @@ class Budget:
         kept = text[: max(0, self.chars_left)]
         self.chars_left -= len(text)
         return kept
+
+    @property
+    def note(self) -> str:
+        """What the reader says of a document a limit cut short ("" when it was read whole)."""
+        return f"indexed in part: {self.cut}." if self.cut else ""
+
+
+@contextmanager
+def damaged_as(name: str, what: str) -> Iterator[None]:
+    """Turn whatever a reader library raises on a damaged file into one DocumentError line
+    (`what` with its article: "a Word document")."""
+    try:
+        yield
+    except DocumentError:
+        raise
+    except Exception as exc:  # the Office readers raise many kinds on a damaged file
+        raise DocumentError(f"'{name}' is damaged: it could not be read as {what} ({type(exc).__name__}).") from None
 
 
 def check_zip(name: str, data: bytes, what: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 
-from research_core.documents.limits import Budget, DocumentError, check_zip
+from research_core.documents.limits import Budget, DocumentError, check_zip, damaged_as
 from research_core.documents.places import Place, Segment
 
 # A password-protected Office file is not a zip but an OLE container, as the old .doc/.ppt/.xls are.
@@ -38,17 +38,11 @@ def docx_segments(name: str, data: bytes, budget: Budget) -> tuple[str, list[Seg
     from docx import Document
 
     check_office(name, data, "Word document")
-    try:
+    with damaged_as(name, "a Word document"):
         document = Document(io.BytesIO(data))
         title = (document.core_properties.title or "").strip()
         segments = list(_sections(document, budget))
-    except DocumentError:
-        raise
-    except Exception as exc:  # python-docx raises many kinds on a damaged file
-        raise DocumentError(
-            f"'{name}' is damaged: it could not be read as a Word document ({type(exc).__name__})."
-        ) from None
-    return title, segments, f"indexed in part: {budget.cut}." if budget.cut else ""
+    return title, segments, budget.note
 
 
 def _blocks(document: object) -> Iterator[tuple[str, str]]:
@@ -89,7 +83,7 @@ def pptx_segments(name: str, data: bytes, budget: Budget) -> tuple[str, list[Seg
     from pptx import Presentation
 
     check_office(name, data, "PowerPoint deck")
-    try:
+    with damaged_as(name, "a PowerPoint deck"):
         deck = Presentation(io.BytesIO(data))
         title = (deck.core_properties.title or "").strip()
         segments: list[Segment] = []
@@ -99,13 +93,7 @@ def pptx_segments(name: str, data: bytes, budget: Budget) -> tuple[str, list[Seg
             text = "\n\n".join(_slide_texts(slide))
             if text.strip():
                 segments.append(Segment(place=Place(kind="slide", number=number), text=budget.take(text)))
-    except DocumentError:
-        raise
-    except Exception as exc:  # python-pptx raises many kinds on a damaged file
-        raise DocumentError(
-            f"'{name}' is damaged: it could not be read as a PowerPoint deck ({type(exc).__name__})."
-        ) from None
-    return title, segments, f"indexed in part: {budget.cut}." if budget.cut else ""
+    return title, segments, budget.note
 
 
 def _slide_texts(slide: object) -> Iterator[str]:

@@ -30,7 +30,7 @@ def read_document(name: str, kind: str, content: bytes | str, max_chars: int) ->
     budget = Budget()
     if kind == "csv":
         segments = csv_segments(name, str(content), budget, max_chars)
-        return ReadDocument("", segments, f"indexed in part: {budget.cut}." if budget.cut else "")
+        return ReadDocument("", segments, budget.note)
     if not isinstance(content, bytes):
         raise DocumentError(f"'{name}': a {kind} document is read from its bytes.")
     if kind == "pdf":

@@ -12,7 +12,7 @@ import io
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 
-from research_core.documents.limits import Budget, DocumentError
+from research_core.documents.limits import Budget, DocumentError, damaged_as
 from research_core.documents.office import check_office
 from research_core.documents.places import Place, Segment
 
@@ -60,7 +60,7 @@ def xlsx_segments(name: str, data: bytes, budget: Budget, max_chars: int) -> tup
     from openpyxl import load_workbook
 
     check_office(name, data, "Excel workbook")
-    try:
+    with damaged_as(name, "an Excel workbook"):
         book = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
         try:
             title = (book.properties.title or "").strip()
@@ -70,13 +70,7 @@ def xlsx_segments(name: str, data: bytes, budget: Budget, max_chars: int) -> tup
                 segments.extend(row_groups(sheet.title, rows, budget, max_chars))
         finally:
             book.close()
-    except DocumentError:
-        raise
-    except Exception as exc:  # openpyxl raises many kinds on a damaged file
-        raise DocumentError(
-            f"'{name}' is damaged: it could not be read as an Excel workbook ({type(exc).__name__})."
-        ) from None
-    return title, segments, f"indexed in part: {budget.cut}." if budget.cut else ""
+    return title, segments, budget.note
 
 
 def csv_segments(name: str, text: str, budget: Budget, max_chars: int) -> list[Segment]:
