@@ -20,6 +20,7 @@ from research_core.search.library import (
     split_chunks,
 )
 from research_core.search.registry import EMPTY_LIBRARY_MESSAGE, check_backend
+from tests.fakes.pdf_file import assemble_pdf
 
 
 def pdf_bytes(lines: list[str], title: str | None = None) -> bytes:
@@ -39,16 +40,7 @@ def pdf_bytes(lines: list[str], title: str | None = None) -> bytes:
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
         f"<< /Title {literal(title or '')} >>".encode("latin-1"),
     ]
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return assemble_pdf(objects, b"/Info 6 0 R")
 
 
 SECTIONS_MD = "\n\n".join(

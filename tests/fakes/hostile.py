@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.fakes.pdf_file import assemble_pdf
+
 REPO = Path(__file__).resolve().parents[2]
 MB = 1024 * 1024
 
@@ -46,16 +48,7 @@ def many_page_pdf(pages: int, words: int = 60) -> bytes:
         b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
     )
     objects += [page] * pages
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return assemble_pdf(objects)
 
 
 def links_page(links: int) -> bytes:
