@@ -86,12 +86,12 @@ def quote_on_topic(quote: str, focus: str) -> bool:
 def _without_names(quote: str, focus: str) -> str:
     """The quote without the words it capitalises mid-sentence where the question writes them in lower
     case: "Windows" the system is not the "window" of "window functions"."""
-    lower = set(re.findall(r"\b[a-z][a-z-]+\b", focus))
+    lower = {w.rstrip("s") for w in re.findall(r"\b[a-z][a-z-]+\b", focus)}
     words = quote.split()
     kept = [
         w
         for i, w in enumerate(words)
-        if i == 0 or not w[:1].isupper() or w.strip(".,;:()").lower().rstrip("s") not in {x.rstrip("s") for x in lower}
+        if i == 0 or not w[:1].isupper() or w.strip(".,;:()").lower().rstrip("s") not in lower
     ]
     return " ".join(kept)
 
