@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from bench.judge_pairs import cited_numbers
 from bench.research_quality import statements
 from research_core.research.evidence import support_share
 from research_core.synthesis import grounding, meta, synthesize
@@ -103,8 +104,7 @@ def draft_pairs(record: dict[str, Any], index: int) -> list[dict[str, Any]]:
         removed = why_removed.get(bare)
         # neither kept nor removed as unsupported: said already (by an earlier sentence or a branch answer)
         action = "kept" if kept else ("removed" if removed is not None else "repeat")
-        cited = [int(x) for g in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", sentence) for x in g.split(",")]
-        chosen = [(n, ids[n - 1] if 0 < n <= len(ids) else "") for n in dict.fromkeys(cited)]
+        chosen = [(n, ids[n - 1] if 0 < n <= len(ids) else "") for n in cited_numbers(sentence)]
         if not chosen and action == "removed":
             chosen = [(0, best_source(bare, record))]
         for n, sid in chosen:
