@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from research_core.configuration import build_run_config
-from research_core.coordination.caps import drill_down_room
+from research_core.coordination.caps import drill_down_children_room, drill_down_room, minimum_owed_to_approved
+from research_core.coordination.scheduling import fund_drill_downs, is_drill_down_child, schedule_steps
 from research_core.research.depth import can_drill_down
 from research_core.schemas import SubQuestion
 
@@ -37,3 +38,28 @@ def test_a_branch_may_not_drill_down_into_the_iterations_an_approved_branch_stil
     branches["sq_001"] = _branch("sq_001", 0.9, "completed", 2)
     assert drill_down_room(config, branches, "sq_002") == 14 - 8
     assert can_drill_down(SubQuestion(**branches["sq_002"]), config, len(branches), 14 - 8 - 1)
+
+
+def _drilled(branches: dict, parent: str, child: str, used: int = 0) -> None:
+    branches[parent]["drill_status"] = "approved"
+    branches[child] = {**_branch(child, 0.8, "pending", used, allocated=4), "parent_id": parent, "depth": 1}
+
+
+def test_drill_down_children_research_only_with_what_the_approved_minimums_leave():
+    config = build_run_config("general", auto_approve=True)
+    branches = {
+        "sq_001": {**_branch("sq_001", 0.9, "researching", 5), "research_done": True},
+        "sq_002": {**_branch("sq_002", 0.8, "researching", 5), "research_done": True},
+        "sq_003": _branch("sq_003", 0.7, "pending", 0, allocated=4),
+    }
+    _drilled(branches, "sq_001", "sq_001.1")
+    _drilled(branches, "sq_002", "sq_002.1")
+    assert is_drill_down_child(branches, "sq_001.1") and not is_drill_down_child(branches, "sq_003")
+    # only sq_003 is owed its minimum: the parents' research is done, and children are not approved branches
+    assert minimum_owed_to_approved(config, branches) == 2
+    assert drill_down_children_room(config, branches, 3) == 1
+    # the scheduler gives the one iteration to the first child; the second waits and sq_003 takes the slot
+    plan = schedule_steps(branches, list(branches), {}, 2, drill_down_room=1)
+    assert plan.research == ["sq_001.1", "sq_003"] and plan.limits == {"sq_001.1": 1}
+    started, limits = fund_drill_downs(branches, ["sq_001.1", "sq_002.1", "sq_003"], None)
+    assert started == ["sq_001.1", "sq_002.1", "sq_003"] and limits == {}

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from research_core.configuration import RunConfig
 from research_core.coordination.pass_state import CoordinationPass, coordinate_log
+from research_core.coordination.scheduling import is_drill_down_child
 from research_core.llm.costs import total_cost
 from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
 from research_core.schemas import FINAL_STATUSES
@@ -73,6 +74,24 @@ def drill_down_room(config: RunConfig, branches: dict[str, dict], bid: str) -> i
         if other != bid and b.get("status") not in FINAL_STATUSES
     )
     return cap - iterations_used(branches) - owed
+
+
+def minimum_owed_to_approved(config: RunConfig, branches: dict[str, dict]) -> int:
+    """Iterations still owed to the approved branches with research left: each one's minimum, less what it spent."""
+    floor = config.sub_question_min_iterations
+    return sum(
+        max(0, min(floor, int(b.get("allocated_iterations") or floor)) - int(b.get("iteration_count") or 0))
+        for bid, b in branches.items()
+        if b.get("status") not in FINAL_STATUSES
+        and not b.get("research_done")
+        and not is_drill_down_child(branches, bid)
+    )
+
+
+def drill_down_children_room(config: RunConfig, branches: dict[str, dict], iterations_left: int) -> int:
+    """Iterations the drill-down children may research with now: what the run has left once every
+    approved branch with research left has its minimum (the scheduler shares it between them)."""
+    return iterations_left - minimum_owed_to_approved(config, branches)
 
 
 def research_unfinished(branches: dict[str, dict]) -> bool:

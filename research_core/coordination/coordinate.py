@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from research_core.coordination.caps import Caps, apply_caps
+from research_core.coordination.caps import Caps, apply_caps, drill_down_children_room
 from research_core.coordination.gates import decide_drill_downs, open_revision_gate, open_step_gate
 from research_core.coordination.pass_state import CoordinationPass, coordinate_log
 from research_core.coordination.pivots import take_hypothesis_pivots
@@ -35,6 +35,7 @@ def schedule(p: CoordinationPass, counts: dict[str, int], caps: Caps) -> Schedul
         stop_requested=p.stop,
         budget_exhausted=caps.halted,
         halt_reason=caps.halt_reason,
+        drill_down_room=drill_down_children_room(p.config, p.branches, caps.iterations_left),
     )
     for bid, fields in plan.updates.items():
         p.change(bid, fields)
@@ -52,7 +53,9 @@ def next_tasks(state: ResearchState, p: CoordinationPass, caps: Caps) -> list[di
     tasks = [synthesis_task(state, p, bid, findings_by_branch.get(bid, []), sources_by_id) for bid in plan.synthesize]
     if revise_task is not None:
         tasks.append(revise_task)
-    tasks += research_tasks(state, p, caps, research_ids, plan.synthesize, findings_by_branch, sources_by_id)
+    tasks += research_tasks(
+        state, p, caps, research_ids, plan.synthesize, findings_by_branch, sources_by_id, limits=plan.limits
+    )
     return tasks
 
 

@@ -4,6 +4,10 @@ Branch syntheses go first (they unblock the report), then branches already being
 then pending ones by priority. At most `parallel` steps run at once, so `parallel=1` runs the
 branches one after another: one branch researched to the end, synthesized, then the next
 highest priority.
+
+A drill-down child only starts while the run has iterations beyond the minimum still owed to the
+approved branches (`drill_down_room`), and draws on no more than that: a drill-down never leaves
+an approved branch unresearched.
 """
 
 from __future__ import annotations
@@ -11,8 +15,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from research_core.coordination.allotments import allocation_left
 from research_core.schemas import FINAL_STATUSES
 from research_core.tree import BranchTree
+
+
+def is_drill_down_child(branches: Mapping[str, Mapping], bid: str) -> bool:
+    """Whether branch `bid` was added by a drill-down (its parent's drill-down was approved), not in the plan."""
+    parent = branches.get(branches[bid].get("parent_id") or "")
+    return parent is not None and parent.get("drill_status") == "approved"
 
 
 @dataclass
@@ -23,6 +34,29 @@ class Schedule:
     synthesize: list[str] = field(default_factory=list)
     updates: dict[str, dict] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # the most iterations each drill-down child started now may use (what `drill_down_room` leaves it)
+    limits: dict[str, int] = field(default_factory=dict)
+
+
+def fund_drill_downs(
+    branches: Mapping[str, Mapping], candidates: list[str], room: int | None
+) -> tuple[list[str], dict[str, int]]:
+    """The candidates that may start, and each drill-down child's share of `room`, in the candidates' order.
+
+    A child takes what it has left of its allocation while `room` lasts; one left with nothing waits.
+    `room` None: no limit.
+    """
+    if room is None:
+        return candidates, {}
+    started, limits = [], {}
+    for bid in candidates:
+        if not is_drill_down_child(branches, bid):
+            started.append(bid)
+        elif room > 0:
+            limits[bid] = min(allocation_left(dict(branches[bid])), room)
+            room -= limits[bid]
+            started.append(bid)
+    return started, limits
 
 
 def schedule_steps(
@@ -34,11 +68,13 @@ def schedule_steps(
     stop_requested: bool = False,
     budget_exhausted: bool = False,
     halt_reason: str = "cost cap reached",
+    drill_down_room: int | None = None,
 ) -> Schedule:
     """Decide the next research and synthesis steps.
 
     When the user stopped the run or the cost cap is reached, research ends: branches with
-    findings (or already started) go to synthesis, untouched ones are skipped.
+    findings (or already started) go to synthesis, untouched ones are skipped. Drill-down children
+    share `drill_down_room` (None: no limit); see `fund_drill_downs`.
     """
     out = Schedule()
     to_synth: list[str] = []
@@ -74,10 +110,12 @@ def schedule_steps(
             index[bid],
         )
     )
+    to_research, limits = fund_drill_downs(branches, to_research, drill_down_room)
     slots = max(1, parallel)
     out.synthesize = to_synth[:slots]
     slots -= len(out.synthesize)
     out.research = to_research[: max(0, slots)]
+    out.limits = {bid: n for bid, n in limits.items() if bid in out.research}
     for bid in out.research:
         if branches[bid].get("status") != "researching":
             out.updates.setdefault(bid, {})["status"] = "researching"

@@ -112,11 +112,14 @@ def research_tasks(
     synthesize: list[str],
     findings_by_branch: dict[str, list[dict]],
     sources_by_id: dict[str, dict],
+    limits: dict[str, int] | None = None,
 ) -> list[dict]:
     """The research chains to start, each with its share of the iterations and cost left.
 
-    When other work waits on these branches, each chain runs one segment and comes back.
+    When other work waits on these branches, each chain runs one segment and comes back. `limits`
+    caps a branch's steps (a drill-down child's share of what the approved branches leave).
     """
+    limits = limits or {}
     others_wait = work_waits_on_branches(
         p.config,
         str(state.get("mode")),
@@ -126,7 +129,7 @@ def research_tasks(
         caps.iterations_left,
     )
     allotments = chain_allotments(
-        {bid: allocation_left(p.branches[bid]) for bid in research_ids},
+        {bid: min(allocation_left(p.branches[bid]), limits.get(bid, caps.cap)) for bid in research_ids},
         caps.iterations_left,
         p.config.max_total_cost_usd - caps.spent - caps.reservation,
         segment=segment_length([p.branches[bid] for bid in research_ids]) if others_wait else None,
