@@ -132,3 +132,20 @@ def test_fund_branches_never_promises_more_than_the_ceiling():
             priorities = [((i * 37) % 10) / 10 for i in range(n)]
             funding = fund_branches(max_iterations, priorities, 2, 5)
             assert sum(funding.shares) <= funding.cap <= max_iterations
+
+
+def test_plan_budget_is_the_one_funding_and_estimate_of_a_plan():
+    from research_core.configuration import RunConfig
+    from research_core.planning.budget import plan_budget
+
+    config = RunConfig(max_iterations=8, sub_question_min_iterations=2, sub_question_max_iterations=5)
+    priorities = {"sq_001": 0.2, "sq_002": 1.0, "sq_003": 0.5, "sq_004": 0.9}
+    prices = ((0.15, 0.6), (2.5, 10.0))
+    budget = plan_budget(config, priorities, prices)
+    funding = fund_branches(8, list(priorities.values()), 2, 5)
+    assert budget.allocated == dict(zip(priorities, allocate_iterations(8, list(priorities.values()), 2, 5)))
+    assert budget.iterations == dict(zip(priorities, funding.shares))
+    assert budget.unfunded == [list(priorities)[i] for i in funding.unfunded]
+    assert budget.note == funding_note(funding, list(priorities), 8)
+    assert budget.cost_usd == estimate_cost_range(sum(funding.shares), funding.funded, *prices)
+    assert plan_budget(config, priorities).cost_usd is None  # without prices, no cost estimate

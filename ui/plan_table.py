@@ -17,7 +17,7 @@ import pandas as pd
 
 from research_core.configuration import RunConfig
 from research_core.gates import ReviewApprove, parse_review_answer
-from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
+from research_core.planning.budget import plan_budget
 from research_core.planning.plan import PlanError
 from research_core.schemas import Plan
 from research_core.tree import BranchTree
@@ -167,22 +167,9 @@ def estimate(
 
     Never more than `max_iterations` allows: branches it cannot fund get 0 and are named in `note`.
     """
-    subs = plan.sub_questions
-    funding = fund_branches(
-        config.max_iterations,
-        [sq.priority for sq in subs],
-        config.sub_question_min_iterations,
-        config.sub_question_max_iterations,
-    )
-    ids = [sq.id for sq in subs]
-    low, high = estimate_cost_range(sum(funding.shares), funding.funded, work_price, synthesis_price)
-    return Estimate(
-        dict(zip(ids, funding.shares, strict=True)),
-        low,
-        high,
-        [ids[i] for i in funding.unfunded],
-        funding_note(funding, ids, config.max_iterations),
-    )
+    budget = plan_budget(config, {sq.id: sq.priority for sq in plan.sub_questions}, (work_price, synthesis_price))
+    low, high = budget.cost_usd or (0.0, 0.0)
+    return Estimate(budget.iterations, low, high, budget.unfunded, budget.note)
 
 
 def add_children(

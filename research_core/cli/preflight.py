@@ -53,7 +53,7 @@ def check_files(args: argparse.Namespace) -> None:
 
 def check_plan(plan: Any, question: str, config: RunConfig) -> None:
     """Refuse a supplied plan the run would refuse; with --auto, say which branches the budget cannot fund."""
-    from research_core.planning.budget import fund_branches, funding_note
+    from research_core.planning.budget import plan_budget
     from research_core.planning.plan import PlanError, validate_plan
 
     try:
@@ -62,13 +62,6 @@ def check_plan(plan: Any, question: str, config: RunConfig) -> None:
         raise CliError(f"The plan is invalid: {exc}") from None
     if not config.auto_approve:
         return  # the review gate shows the budget before anything runs
-    subs = checked.sub_questions
-    funding = fund_branches(
-        config.max_iterations,
-        [sq.priority for sq in subs],
-        config.sub_question_min_iterations,
-        config.sub_question_max_iterations,
-    )
-    note = funding_note(funding, [sq.id for sq in subs], config.max_iterations)
+    note = plan_budget(config, {sq.id: sq.priority for sq in checked.sub_questions}).note
     if note:
         report_progress(f"warning: {note}")

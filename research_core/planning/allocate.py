@@ -5,7 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig
-from research_core.planning.budget import allocate_iterations, flat_iterations, fund_branches, funding_note
+from research_core.planning.budget import flat_iterations, plan_budget
 from research_core.schemas import FLAT_BRANCH_ID, LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -44,15 +44,12 @@ def allocate_budget(state: ResearchState, runtime: Runtime[Services]) -> dict:
         }
     branches = state["branches"]
     active = [b for b in state["branch_order"] if branches[b]["status"] != "skipped"]
-    priorities = [branches[b]["priority"] for b in active]
-    min_it, max_it = config.sub_question_min_iterations, config.sub_question_max_iterations
-    shares = allocate_iterations(config.max_iterations, priorities, min_it, max_it)
-    update = {b: {"allocated_iterations": n} for b, n in zip(active, shares, strict=True)}
-    detail = ", ".join(f"{b}: {n}" for b, n in zip(active, shares, strict=True))
+    budget = plan_budget(config, {b: branches[b]["priority"] for b in active})
+    update = {b: {"allocated_iterations": n} for b, n in budget.allocated.items()}
+    detail = ", ".join(f"{b}: {n}" for b, n in budget.allocated.items())
     log = [LogEntry(node="allocate_budget", message=f"Iterations per branch: {detail}.").model_dump()]
     # The run's ceiling may not cover every share: the lowest priorities wait for what is left.
-    note = funding_note(fund_branches(config.max_iterations, priorities, min_it, max_it), active, config.max_iterations)
-    if note:
-        warnings.append(note)
-        log.append(LogEntry(node="allocate_budget", kind="budget", message=note).model_dump())
+    if budget.note:
+        warnings.append(budget.note)
+        log.append(LogEntry(node="allocate_budget", kind="budget", message=budget.note).model_dump())
     return {"branches": update, "log": log, "warnings": warnings}

@@ -5,13 +5,18 @@ meta-synthesis (1); split the rest across branches by priority weight and clamp 
 [sub_question_min_iterations, sub_question_max_iterations]. We split with the largest-remainder
 method so the shares add up to the research budget instead of silently losing the fractions that
 plain truncation drops.
+
+`plan_budget` is the one place a plan's funding and estimate are computed: the review gate, the
+plan editor's table, the command line's preflight and `allocate_budget` all call it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from research_core.configuration import RunConfig
 
 
 def reserved_iterations(num_branches: int) -> int:
@@ -224,3 +229,60 @@ def estimate_cost_range(
     low = total_iterations * 2 * call(1500, 200) + synth * 0.5
     high = total_iterations * 2 * call(4000, 500) + synth * 1.5
     return (round(low, 4), round(high, 4))
+
+
+@dataclass(frozen=True)
+class PlanBudget:
+    """A plan's funding and estimate under a run's settings, branch by branch in plan order.
+
+    `allocated` is each branch's share by priority (what `allocate_budget` records on it),
+    `iterations` what the run's ceiling leaves it (what the review gate and the plan editor show),
+    `note` the one line naming the branches the ceiling cannot fund in full (None when all are),
+    and `cost_usd` the (low, high) cost range, when the models' prices were given.
+    """
+
+    ids: list[str]
+    funding: Funding
+    note: str | None
+    cost_usd: tuple[float, float] | None = None
+
+    @property
+    def allocated(self) -> dict[str, int]:
+        """Each branch's share by priority, clamped to the per-branch bounds."""
+        return dict(zip(self.ids, self.funding.wanted, strict=True))
+
+    @property
+    def iterations(self) -> dict[str, int]:
+        """The iterations each branch can expect within the run's ceiling."""
+        return dict(zip(self.ids, self.funding.shares, strict=True))
+
+    @property
+    def unfunded(self) -> list[str]:
+        """The branches the ceiling leaves without iterations."""
+        return [self.ids[i] for i in self.funding.unfunded]
+
+
+def plan_budget(
+    config: RunConfig,
+    priorities: Mapping[str, float],
+    prices: tuple[tuple[float, float], tuple[float, float]] | None = None,
+) -> PlanBudget:
+    """The funding and estimate of a plan whose branches (id -> priority, in plan order) run under `config`.
+
+    `prices` are the working and synthesis models' per-1M-token prices (input, output); with them the
+    cost range of the funded iterations is estimated too.
+
+    >>> plan_budget(RunConfig(max_iterations=8), {"a": 1.0, "b": 0.9, "c": 0.5, "d": 0.2}).iterations
+    {'a': 2, 'b': 2, 'c': 0, 'd': 0}
+    """
+    ids = list(priorities)
+    funding = fund_branches(
+        config.max_iterations,
+        [priorities[i] for i in ids],
+        config.sub_question_min_iterations,
+        config.sub_question_max_iterations,
+    )
+    cost = None
+    if prices is not None:
+        cost = estimate_cost_range(sum(funding.shares), funding.funded, prices[0], prices[1])
+    return PlanBudget(ids, funding, funding_note(funding, ids, config.max_iterations), cost)

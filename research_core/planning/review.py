@@ -8,7 +8,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from research_core.gates import ReviewCancel, ReviewPayload, parse_review_answer
-from research_core.planning.budget import estimate_cost_range, fund_branches, funding_note
+from research_core.planning.budget import plan_budget
 from research_core.planning.decompose import plan_to_branches
 from research_core.planning.plan import PlanError
 from research_core.schemas import LogEntry, Plan, SubQuestion
@@ -25,19 +25,13 @@ def plan_from_state(state: ResearchState) -> Plan:
 
 def review_payload(state: ResearchState, services: Services, error: str | None = None) -> dict[str, Any]:
     """What the review gate shows: the plan, the estimated iterations per branch and the cost range."""
-    config = services.config
     plan = plan_from_state(state)
-    funding = fund_branches(
-        config.max_iterations,
-        [sq.priority for sq in plan.sub_questions],
-        config.sub_question_min_iterations,
-        config.sub_question_max_iterations,
+    budget = plan_budget(
+        services.config,
+        {sq.id: sq.priority for sq in plan.sub_questions},
+        (services.llm.price("work"), services.llm.price("synthesis")),
     )
-    alloc = funding.shares
-    low, high = estimate_cost_range(
-        sum(alloc), funding.funded, services.llm.price("work"), services.llm.price("synthesis")
-    )
-    ids = [sq.id for sq in plan.sub_questions]
+    low, high = budget.cost_usd or (0.0, 0.0)
     return ReviewPayload(
         question=state["question"],
         strategy=plan.strategy,
@@ -45,10 +39,10 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
             sq.model_dump(include={"id", "question_text", "priority", "rationale", "parent_id", "depth"})
             for sq in plan.sub_questions
         ],
-        estimated_iterations=dict(zip(ids, alloc, strict=True)),
+        estimated_iterations=budget.iterations,
         estimated_cost_usd=[low, high],
-        unfunded=[ids[i] for i in funding.unfunded],
-        budget_note=funding_note(funding, ids, config.max_iterations),
+        unfunded=budget.unfunded,
+        budget_note=budget.note,
         error=error,
     ).model_dump()
 
