@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
+from research_core.configuration import RunConfig, input_range
 from research_core.runs.compare import metrics
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
@@ -99,8 +100,7 @@ def modes_form(expanded: bool) -> None:
         budget, search = st.columns(2)
         budget.number_input(
             "Max iterations (each run)",
-            min_value=1,
-            max_value=500,
+            **input_range(RunConfig, "max_iterations"),
             step=1,
             key="cmp_max_iterations",
             help="Both runs get the same budget.",

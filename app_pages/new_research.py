@@ -7,7 +7,7 @@ import time
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.configuration import LOCAL_MODEL_LABEL, TEMPLATE_DESCRIPTIONS, TEMPLATES
+from research_core.configuration import LOCAL_MODEL_LABEL, TEMPLATE_DESCRIPTIONS, TEMPLATES, RunConfig, input_range
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
 from ui import run_form, services, state, widgets
@@ -152,15 +152,16 @@ with st.expander("Limits and search", icon=":material/tune:"):
     c1, c2, c3 = st.columns(3)
     c1.number_input(
         "Max iterations",
-        min_value=1,
-        max_value=500,
+        **input_range(RunConfig, "max_iterations"),
         step=1,
         key="nr_max_iterations",
         on_change=iterations_edited,
         help="Starts at the chosen template's budget; choosing another template resets it to that one's.",
     )
-    c2.number_input("Branches in parallel", min_value=1, max_value=16, step=1, key="nr_parallel")
-    c3.number_input("Cost cap (USD)", min_value=0.0, step=0.1, format="%.2f", key="nr_cost_cap")
+    c2.number_input("Branches in parallel", **input_range(RunConfig, "parallel"), step=1, key="nr_parallel")
+    c3.number_input(
+        "Cost cap (USD)", **input_range(RunConfig, "max_total_cost_usd"), step=0.1, format="%.2f", key="nr_cost_cap"
+    )
     st.multiselect(
         "Search backends",
         list(KNOWN_BACKENDS),
@@ -173,8 +174,7 @@ with st.expander("Limits and search", icon=":material/tune:"):
     d1, d2 = st.columns(2)
     d1.number_input(
         "Levels of sub-questions",
-        min_value=1,
-        max_value=4,
+        **input_range(RunConfig, "max_depth"),
         step=1,
         key="nr_max_depth",
         help="2 lets an important branch with thin findings drill down one level; 1 never drills down.",

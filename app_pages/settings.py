@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from research_core.configuration import LOCAL_MODEL_NAME, TEMPLATE_DESCRIPTIONS, TEMPLATES
+from research_core.configuration import LOCAL_MODEL_NAME, TEMPLATE_DESCRIPTIONS, TEMPLATES, RunConfig, input_range
 from ui import services, settings_form, state
 from ui.settings_store import KNOWN_BACKENDS, AppSettings, mask_secret, save_settings, settings_path
 from ui.widgets import esc
@@ -154,9 +154,11 @@ with llm_col:
         key="set_template",
     )
     d1, d2, d3 = st.columns(3)
-    d1.number_input("Max iterations", min_value=1, max_value=500, step=1, key="set_max_iterations")
-    d2.number_input("Branches in parallel", min_value=1, max_value=16, step=1, key="set_parallel")
-    d3.number_input("Cost cap (USD)", min_value=0.0, step=0.1, format="%.2f", key="set_cost_cap")
+    d1.number_input("Max iterations", **input_range(RunConfig, "max_iterations"), step=1, key="set_max_iterations")
+    d2.number_input("Branches in parallel", **input_range(RunConfig, "parallel"), step=1, key="set_parallel")
+    d3.number_input(
+        "Cost cap (USD)", **input_range(RunConfig, "max_total_cost_usd"), step=0.1, format="%.2f", key="set_cost_cap"
+    )
     st.toggle("Step by step by default", key="set_step_mode")
 
 

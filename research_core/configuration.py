@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import annotated_types
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from research_core.net.credentials import remember
@@ -177,7 +178,7 @@ class RunConfig(BaseModel):
     )
     min_sub_questions: int = Field(default=2, ge=1, description="Fewest sub-questions wanted")
     max_sub_questions: int = Field(default=5, ge=1, description="Most sub-questions kept")
-    max_iterations: int = Field(default=20, ge=1, description="Total iteration budget of a run")
+    max_iterations: int = Field(default=20, ge=1, le=500, description="Total iteration budget of a run")
     sub_question_min_iterations: int = Field(default=2, ge=1, description="Least iterations a branch gets")
     sub_question_max_iterations: int = Field(default=5, ge=1, description="Most iterations a branch gets")
     max_total_cost_usd: float = Field(default=1.0, ge=0.0, description="Cost cap; synthesis is reserved")
@@ -293,6 +294,23 @@ _HIERARCHICAL_PATTERNS = [
     r",.+,.+\band\b",
     r"比較|違い",
 ]
+
+
+def field_bounds(model: type[BaseModel], name: str) -> dict[str, float]:
+    """The numeric bounds (gt, ge, lt, le) declared on a model's field: `field_bounds(RunConfig, "parallel")`
+    is `{"ge": 1, "le": 16}`. Pages, the command line and the settings file read a setting's range here."""
+    bounds: dict[str, float] = {}
+    for item in model.model_fields[name].metadata:
+        for key in ("gt", "ge", "lt", "le"):
+            if isinstance(item, getattr(annotated_types, key.capitalize())):
+                bounds[key] = getattr(item, key)
+    return bounds
+
+
+def input_range(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """`min_value` and `max_value` of a number input for a model's field, from its ge and le bounds."""
+    bounds = field_bounds(model, name)
+    return {"min_value": bounds.get("ge"), "max_value": bounds.get("le")}
 
 
 def detect_template(question: str) -> str:

@@ -25,6 +25,7 @@ from research_core.configuration import (
     LLMSettings,
     RunConfig,
     clean_service_url,
+    field_bounds,
 )
 
 logger = logging.getLogger(__name__)
@@ -41,15 +42,16 @@ _SECRET_VALUE = re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{4,}")
 
 
 def engine_default(model: type[BaseModel], name: str, **constraints: Any) -> Any:
-    """A field whose default (and description) is the engine's `model.name`, with the form's own limits.
+    """A field whose default, description and bounds are the engine's `model.name`.
 
-    The engine's `LLMSettings` and `RunConfig` are the one home of each default; the Settings page
-    only adds the bounds of its inputs (`constraints`, e.g. `le=500`).
+    The engine's `LLMSettings` and `RunConfig` are the one home of each default and range; the Settings
+    page only adds limits of its own where the engine has none (`constraints`, e.g. `le=3600`).
     """
     source = model.model_fields[name]
+    limits = {**field_bounds(model, name), **constraints}
     if source.default_factory is not None:
-        return Field(default_factory=source.default_factory, description=source.description, **constraints)
-    return Field(default=source.default, description=source.description, **constraints)
+        return Field(default_factory=source.default_factory, description=source.description, **limits)
+    return Field(default=source.default, description=source.description, **limits)
 
 
 class AppSettings(BaseModel):
@@ -71,9 +73,9 @@ class AppSettings(BaseModel):
     fetch_private_addresses: bool = engine_default(RunConfig, "fetch_private_addresses")
     pricing: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_PRICING))
     template: str = Field(default="auto", description="Default template on New research")
-    max_iterations: int = engine_default(RunConfig, "max_iterations", ge=1, le=500)
-    parallel: int = engine_default(RunConfig, "parallel", ge=1, le=16)
-    max_total_cost_usd: float = engine_default(RunConfig, "max_total_cost_usd", ge=0.0)
+    max_iterations: int = engine_default(RunConfig, "max_iterations")
+    parallel: int = engine_default(RunConfig, "parallel")
+    max_total_cost_usd: float = engine_default(RunConfig, "max_total_cost_usd")
     step_mode: bool = engine_default(RunConfig, "step_mode")
 
     @field_validator("base_url")

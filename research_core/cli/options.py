@@ -16,21 +16,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-import annotated_types
 from pydantic import BaseModel
 
 from research_core.cli.errors import EXIT_USAGE
 from research_core.cli.terminal import clean_for_terminal
-
-
-def _bounds(model: type[BaseModel], field: str) -> dict[str, float]:
-    """The numeric bounds (gt, ge, lt, le) declared on a model's field."""
-    bounds: dict[str, float] = {}
-    for item in model.model_fields[field].metadata:
-        for name in ("gt", "ge", "lt", "le"):
-            if isinstance(item, getattr(annotated_types, name.capitalize())):
-                bounds[name] = getattr(item, name)
-    return bounds
+from research_core.configuration import field_bounds
 
 
 def describe_range(kind: type, bounds: dict[str, float]) -> str:
@@ -80,6 +70,13 @@ class NumberOption:
         prefix = f"{self.setting} " if self.setting else ""
         return f"{prefix}must be {describe_range(self.kind, self.bounds)}"
 
+    @property
+    def span(self) -> str:
+        """`1-16`: the range for help texts (the bounds as written; `describe_range` says it in words)."""
+        low = self.bounds.get("ge", self.bounds.get("gt"))
+        high = self.bounds.get("le", self.bounds.get("lt"))
+        return f"{'' if low is None else f'{low:g}'}-{'' if high is None else f'{high:g}'}"
+
     def parse(self, raw: str) -> Any:
         """Read the number; a value that is not one is refused naming the range."""
         try:
@@ -97,7 +94,7 @@ class NumberOption:
 def field_option(flag: str, model: type[BaseModel], field: str) -> NumberOption:
     """A NumberOption for a numeric field of `model`, with the field's own range."""
     kind = int if model.model_fields[field].annotation is int else float
-    return NumberOption(flag, flag.lstrip("-").replace("-", "_"), kind, _bounds(model, field), field)
+    return NumberOption(flag, flag.lstrip("-").replace("-", "_"), kind, field_bounds(model, field), field)
 
 
 def check_numbers(args: argparse.Namespace, options: Iterable[NumberOption]) -> str | None:
@@ -114,7 +111,7 @@ def field_error(model: type[BaseModel], field: str, value: Any) -> str | None:
     if field not in model.model_fields:
         return None
     annotation = model.model_fields[field].annotation
-    bounds = _bounds(model, field)
+    bounds = field_bounds(model, field)
     if annotation not in (int, float) or not bounds:
         return None
     kind = int if annotation is int else float

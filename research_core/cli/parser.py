@@ -50,8 +50,10 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
         "--searxng-url", default=None, help="SearXNG instance for --search searxng (default: $ARBOR_SEARXNG_URL)"
     )
     g.add_argument("--max-cost", type=MAX_COST.parse, default=None, help="cost cap in USD")
-    g.add_argument("--max-iterations", type=MAX_ITERATIONS.parse, default=None, help="total iteration budget")
-    g.add_argument("--parallel", type=PARALLEL.parse, default=None, help="branches researched at once (1-16)")
+    budget_help = f"total iteration budget ({MAX_ITERATIONS.span})"
+    g.add_argument("--max-iterations", type=MAX_ITERATIONS.parse, default=None, help=budget_help)
+    parallel_help = f"branches researched at once ({PARALLEL.span})"
+    g.add_argument("--parallel", type=PARALLEL.parse, default=None, help=parallel_help)
     g.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
 
 
