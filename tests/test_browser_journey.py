@@ -301,3 +301,38 @@ def test_a_page_url_opened_first_after_a_server_start_gets_the_whole_app(chromiu
             _no_exception(page)
         finally:
             browser.close()
+
+
+# Texts of the Run page's metric tiles that the browser cuts short (text-overflow: ellipsis shows "…").
+CUT_TILE_TEXTS = """() => Array.from(document.querySelectorAll("[data-testid='stMetric'] *"))
+    .filter(e => e.textContent.trim() && e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.textContent.trim() + "…")"""
+
+
+def test_the_run_page_tiles_show_their_values_in_full_at_1440_px(chromium: Path, app_url: str) -> None:
+    """The iteration budget and the cost fit their tiles on a common laptop screen: no value ends in "…"."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.set_default_timeout(60_000)
+            page.goto(app_url)
+            page.get_by_role("textbox", name="Question").fill(QUESTION)
+            page.get_by_role("button", name="Propose plan").click()
+            expect(page.get_by_role("heading", name="Review plan")).to_be_visible()
+            page.get_by_role("button", name="Approve and research").click()
+            expect(page.get_by_role("heading", name="Run", exact=True)).to_be_visible()
+            expect(page.get_by_role("link", name="Read the report")).to_be_visible(timeout=90_000)
+            page.wait_for_timeout(1000)
+            _no_exception(page)
+            tiles = page.locator("[data-testid='stMetric']")
+            labels = [t.strip() for t in page.locator("[data-testid='stMetricLabel']").all_inner_texts()]
+            assert "Iterations" in labels and "Cost (USD)" in labels, labels
+            assert tiles.count() == len(labels)
+            values = [t.strip() for t in page.locator("[data-testid='stMetricValue']").all_inner_texts()]
+            assert any("/" in v for v in values), values  # the iteration budget: used / allocated
+            assert page.evaluate(CUT_TILE_TEXTS) == []
+        finally:
+            browser.close()

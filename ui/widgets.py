@@ -309,7 +309,7 @@ def branch_details(
 
 
 def totals_row(values: Sequence[tuple[str, str]]) -> None:
-    """A row of bordered metrics."""
-    cols = st.columns(len(values))
-    for col, (label, value) in zip(cols, values, strict=True):
-        col.metric(label, value, border=True)
+    """Bordered metrics side by side, wrapping onto a new row where the screen is too narrow for them."""
+    with st.container(horizontal=True, gap="small"):
+        for label, value in values:
+            st.metric(label, value, border=True, width="stretch")
