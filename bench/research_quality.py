@@ -20,9 +20,9 @@ Then, for the corpus's questions:
    question is about), statements supported / uncited in the report, aspects named, approved
    branches dropped, LLM calls, tokens, wall time.
 
-A statement is a sentence of the report of five or more words (headings, source lists and
-"no evidence" sentences excluded). It is supported when one of the sources it cites contains at
-least half of its content words anywhere in the whole indexed page, which is deliberately
+A statement is a sentence of the report of five or more words (headings, bold titles, source
+lists and "no evidence" sentences excluded). It is supported when one of the sources it cites
+contains at least half of its content words anywhere in the whole indexed page, which is deliberately
 looser than the engine's own check (against the passage read) so the benchmark does not
 simply restate it.
 
@@ -221,6 +221,8 @@ STOP = set(
         "two",
     ]
 )
+# a line that is all bold ("**How is each configured?**") is a title, as the engine reads it
+BOLD_TITLE = re.compile(r"^\*\*[^*]+\*\*\s*[.:]?$")
 HEDGES = re.compile(
     r"no (evidence|findings|sources?)|not (found|covered|answered)|unanswered|could not|remains? open|"
     r"unsupported|rests on (a single|one) source",
@@ -355,7 +357,7 @@ def statements(report: str, names: tuple[str, ...] = (), question: str = "") -> 
         line = re.sub(r"^([-*+]|\d+\.)\s+", "", line)
         for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z\[*])", line):
             bare = re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence)
-            if len(re.findall(r"\w+", bare)) < 5 or HEDGES.search(sentence):
+            if len(re.findall(r"\w+", bare)) < 5 or HEDGES.search(sentence) or BOLD_TITLE.match(bare.strip()):
                 continue
             if names and is_framing(bare, names, question):
                 continue

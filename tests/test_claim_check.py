@@ -308,3 +308,79 @@ def test_a_fact_about_one_function_is_not_moved_to_another_documented_on_the_sam
     )
     out = ground_text(text, {"fa02": page}, {"fa02": [FS_QUOTE]}, names, "How does fs.createReadStream read a file?")
     assert out.supported == 0 and "[[src:fa02]]" not in out.text
+
+
+FS_PAGE = {
+    "title": "File system | Node.js v18.20.4 Documentation",
+    "url": "/usr/share/doc/nodejs/api/fs.html",
+    "snippet": "",
+}
+FS_QUOTES = {
+    "fs": [
+        "The fs.readFile() method asynchronously reads the contents of a file into memory one chunk at a time, "
+        "allowing the event loop to turn between each chunk. This allows the read operation to have less impact "
+        "on other activity that may be using the underlying libuv thread pool.",
+        "fs.createReadStream() returns a new ReadStream object that reads the file.",
+    ]
+}
+APACHE_TUNING = {
+    "title": "Apache Performance Tuning - Apache HTTP Server Version 2.4",
+    "url": "/usr/share/doc/apache2-doc/manual/en/misc/perf-tuning.html",
+    "snippet": "",
+}
+APACHE_QUOTES = {
+    "t": ["Prior to Apache 1.3, HostnameLookups defaulted to On. In Apache 1.3 this setting defaults to Off."]
+}
+
+
+def _ground_on(text: str, sources: dict, quotes: dict, names: tuple, topic: str):
+    return ground_text(text, sources, quotes, names, topic)
+
+
+def test_a_fact_the_page_states_of_one_function_is_not_given_to_another():
+    topic = "How do fs.readFile and fs.createReadStream in Node.js differ in memory use?"
+    moved = (
+        "fs.createReadStream() reads the contents of a file one chunk at a time, which allows the read "
+        "operation to have less impact on other activity [[src:fs]]."
+    )
+    out = _ground_on(moved, {"fs": FS_PAGE}, FS_QUOTES, ("Node.js",), topic)
+    assert out.text == ""
+    assert "fs.readFile()" in out.reasons[0]
+    right = (
+        "fs.readFile() reads the contents of a file one chunk at a time, which allows the read operation "
+        "to have less impact on other activity [[src:fs]]."
+    )
+    assert _ground_on(right, {"fs": FS_PAGE}, FS_QUOTES, ("Node.js",), topic).text.startswith("fs.readFile()")
+
+
+def test_this_setting_must_be_the_setting_the_quote_is_about():
+    topic = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
+    under_keepalive = "### KeepAliveTimeout\n\nThis setting defaults to Off in Apache 1.3 [[src:t]]."
+    out = _ground_on(under_keepalive, {"t": APACHE_TUNING}, APACHE_QUOTES, ("Apache",), topic)
+    assert "defaults to Off" not in out.text
+    assert "HostnameLookups" in out.reasons[0]
+    after_its_name = (
+        "Prior to Apache 1.3, HostnameLookups defaulted to On [[src:t]]. "
+        "This setting defaults to Off in Apache 1.3 [[src:t]]."
+    )
+    kept = _ground_on(after_its_name, {"t": APACHE_TUNING}, APACHE_QUOTES, ("Apache",), topic)
+    assert "This setting defaults to Off in Apache 1.3" in kept.text
+
+
+def test_sentences_about_the_report_itself_carry_no_citation():
+    text = (
+        "The main question compares fs.readFile and fs.createReadStream in Node.js [[src:fs]]. "
+        "These findings are supported by the documentation provided in the File system page [[src:fs]]. "
+        "The findings indicate that fs.readFile() reads the contents of a file one chunk at a time [[src:fs]]."
+    )
+    out = _ground_on(text, {"fs": FS_PAGE}, FS_QUOTES, ("Node.js",), "How does Node.js read files?")
+    framing, fact = out.text.split(". The findings")
+    assert "main question" in framing and "supported by the documentation" in framing
+    assert "[[src:" not in framing  # no page is lent to a sentence about the report
+    assert "one chunk at a time [[src:fs]]" in fact and out.statements == 1
+
+
+def test_a_page_title_written_as_a_sentence_is_removed():
+    text = "File system | Node.js v18.20.4 Documentation [[src:fs]]."
+    out = _ground_on(text, {"fs": FS_PAGE}, FS_QUOTES, ("Node.js",), "How does Node.js read files?")
+    assert out.text == "" and "title" in out.reasons[0]

@@ -160,3 +160,29 @@ def test_a_quote_location_keeps_the_page_of_a_file():
         "library://report.pdf#page=12:~:text=Revenue%20grew%20by%20a%20tenth%20in%202025."
     )
     assert location("https://example.org/a.html", "Three words here.").startswith("https://example.org/a.html#:~:text=")
+
+
+def test_a_quote_that_leans_on_the_sentence_before_takes_its_subject_along():
+    # picked alone, "this setting" would leave the reader to guess which setting defaults to Off
+    passage = (
+        "Prior to Apache 1.3, HostnameLookups defaulted to On. In Apache 1.3 this setting defaults to Off. "
+        "KeepAliveTimeout sets the number of seconds to wait for the next request."
+    )
+    sentences = number_sentences([passage])
+    [run] = runs_of([2], sentences)
+    assert [s.number for s in run] == [1, 2]
+    assert "HostnameLookups" in " ".join(s.text for s in run)
+    # a sentence that names its own subject is quoted alone
+    assert [[s.number for s in r] for r in runs_of([3], sentences)] == [[3]]
+
+
+def test_pointers_and_api_headers_are_not_offered_as_sentences():
+    passage = (
+        "The SQL standard and PostgreSQL-implemented transaction isolation levels are described in Table 13.1. "
+        "For a full treatment, please see [berenson95]. "
+        "Class: Worker# Added in: v10.5.0 Extends: <EventEmitter>\n"
+        "Read Committed is the default isolation level in PostgreSQL."
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "Read Committed is the default isolation level in PostgreSQL."
+    ]

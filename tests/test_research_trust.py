@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from research_core.output.export import to_markdown
-from research_core.research.part_coverage import uncovered_parts
+from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts
 from research_core.research.stopping import branch_stop_decision
 from research_core.search.library import DocumentLibrary
 from tests.conftest import config, make_runner
@@ -249,3 +249,18 @@ def test_the_head_that_frames_a_question_is_not_a_part_of_its_own():
     ]
     assert uncovered_parts(question, answered) == []
     assert uncovered_parts(question, answered[:2]) == ["how are results ranked"]
+
+
+def test_a_question_naming_a_directive_is_not_done_until_a_finding_names_it():
+    # two confident findings about HostnameLookups do not answer a question about KeepAliveTimeout
+    question = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
+    found = [
+        {"text": "", "quote": "Prior to Apache 1.3, HostnameLookups defaulted to On."},
+        {"text": "", "quote": "In Apache 1.3 this setting defaults to Off."},
+    ]
+    missing = still_missing(question, finding_texts(found))
+    assert missing == ["KeepAliveTimeout"]
+    decision = branch_stop_decision(1, 11, 1, [0.7, 0.7], distinct_sources=2, uncovered=missing)
+    assert not decision.stop and "KeepAliveTimeout" in decision.reason
+    found.append({"text": "", "quote": "KeepAliveTimeout: Default: KeepAliveTimeout 5."})
+    assert still_missing(question, finding_texts(found)) == []

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from research_core.planning.question_shape import coordinated_names, frame_head, question_parts, topic_words
+from research_core.text.terms import code_names, term_in
 from research_core.text.words import content_words, looks_english
 
 
@@ -69,3 +70,24 @@ def uncovered_parts(question: str, findings: Iterable[str]) -> list[str]:
     touches = [{i for i, w in enumerate(words) if own & w} for own in owns]
     matched = match_parts(touches)
     return [part for i, (part, own) in enumerate(zip(parts, owns, strict=True)) if own and i not in matched]
+
+
+def unquoted_names(question: str, findings: Iterable[str]) -> list[str]:
+    """The functions, options and directives the question names (`text.terms.code_names`:
+    "KeepAliveTimeout", "fs.readFile") that no finding names yet.
+
+    "What is the default KeepAliveTimeout?" is not answered by two confident findings about
+    HostnameLookups: the branch keeps searching while its budget allows.
+    """
+    texts = " ".join(findings)
+    return sorted(name for name in code_names(question) if not term_in(name, texts))
+
+
+def finding_texts(findings: Iterable[dict]) -> list[str]:
+    """Each finding's text with its quote: the words a part or a name is looked for in."""
+    return [f"{f.get('text') or ''} {f.get('quote') or ''}" for f in findings]
+
+
+def still_missing(question: str, texts: list[str]) -> list[str]:
+    """What the branch has no finding on yet: its uncovered parts, then the names no finding names."""
+    return [*uncovered_parts(question, texts), *unquoted_names(question, texts)]

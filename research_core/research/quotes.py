@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import quote as url_quote
 
 from research_core.schemas import Source
+from research_core.text.anaphora import leans_back
 from research_core.text.words import content_words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|\n+")
@@ -75,20 +76,47 @@ def looks_like_menu(sentence: str, capitals: float = MENU_CAPITALS) -> bool:
         and looks_like_menu(tail, MENU_TAIL_CAPITALS)
     ):
         return True  # "A typical implementation is below: Reverse Proxy Simple reverse proxying Clusters …"
-    if _SECTION_NUMBER.search(sentence) and len(re.findall(r"\b[a-z]{3,}\b", sentence)) < MENU_MIN_LOWER:
-        return True  # "Parsing Queries 12.3.3. Ranking Search Results 12.3.4.": a table of contents
+    numbers = _SECTION_NUMBER.findall(sentence)
+    if (len(numbers) >= 2 or _SECTION_NUMBER.match(sentence)) and len(
+        re.findall(r"\b[a-z]{3,}\b", sentence)
+    ) < MENU_MIN_LOWER:
+        # "Parsing Queries 12.3.3. Ranking Search Results 12.3.4.": a table of contents; one version
+        # number inside a sentence is not ("Prior to Apache 1.3, HostnameLookups defaulted to On.")
+        return True
     if len(words) < MENU_MIN_WORDS:
         return False
     return sum(1 for w in words if w[0].isupper()) / len(words) >= capitals
 
 
+# a sentence that only sends the reader elsewhere: "For a full treatment, please see [berenson95]."
+_POINTER = re.compile(
+    r"^(?:see(?: also)?|please see|for (?:a full treatment|more (?:details|information)|details)\b[^.]*\bsee|"
+    r"refer to|cf\.)\b|\b(?:are|is) (?:described|listed|shown) in (?:table|section|chapter|figure) [\w.]+\.?$",
+    re.IGNORECASE,
+)
+# an API entry's header: "Class: Worker# Added in: v10.5.0 Extends: <EventEmitter>"
+_API_HEADER = re.compile(r"\b(?:Added in|Extends|Stability|Deprecated since|Compatibility):\s")
+
+
+def states_nothing(sentence: str) -> bool:
+    """A heading, a menu, a fragment under `MIN_QUOTE_WORDS` words, a pointer to another place
+    ("See server.setTimeout()", "... are described in Table 13.1") or an API entry's header:
+    none of them is a fact to quote."""
+    if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS or looks_like_menu(sentence):
+        return True
+    if _POINTER.search(sentence):
+        return True
+    headers = _API_HEADER.findall(sentence)
+    return bool(headers) and len(re.findall(r"\b[a-z]{3,}\b", _API_HEADER.sub(" ", sentence))) < MENU_MIN_LOWER
+
+
 def number_sentences(passages: list[str]) -> list[NumberedSentence]:
-    """Every sentence of every passage, numbered from 1 across the passages in order; headings,
-    menus and fragments under `MIN_QUOTE_WORDS` words state no fact and are left out."""
+    """Every sentence of every passage that states something (`states_nothing`), numbered from 1
+    across the passages in order."""
     out: list[NumberedSentence] = []
     for index, passage in enumerate(passages):
         for sentence in split_sentences(passage):
-            if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS or looks_like_menu(sentence):
+            if states_nothing(sentence):
                 continue
             out.append(NumberedSentence(len(out) + 1, index, sentence))
     return out
@@ -106,7 +134,8 @@ def listing(sources: list[Source], passages: list[str], sentences: list[Numbered
 
 def runs_of(numbers: list[int], sentences: list[NumberedSentence]) -> list[list[NumberedSentence]]:
     """The picked sentences grouped into runs of neighbours from one source, each at most
-    `MAX_QUOTE_SENTENCES` long; unknown numbers are ignored."""
+    `MAX_QUOTE_SENTENCES` long (one more when the first leans on its antecedent: `with_antecedents`);
+    unknown numbers are ignored."""
     by_number = {s.number: s for s in sentences}
     picked = sorted({n for n in numbers if n in by_number})
     runs: list[list[NumberedSentence]] = []
@@ -122,7 +151,28 @@ def runs_of(numbers: list[int], sentences: list[NumberedSentence]) -> list[list[
             runs[-1].append(sentence)
         else:
             runs.append([sentence])
-    return runs
+    return with_antecedents(runs, sentences)
+
+
+def with_antecedents(
+    runs: list[list[NumberedSentence]], sentences: list[NumberedSentence]
+) -> list[list[NumberedSentence]]:
+    """Each run whose first sentence leans on the one before (`text.anaphora`: "In Apache 1.3 this
+    setting defaults to Off.") starts one sentence earlier, so the quote names what it is about
+    (when the quote still fits `MAX_QUOTE_CHARS`)."""
+    by_number = {s.number: s for s in sentences}
+    out = []
+    for run in runs:
+        before = by_number.get(run[0].number - 1)
+        if (
+            before is not None
+            and before.source == run[0].source
+            and leans_back(run[0].text)
+            and len(quote_text([before, *run])) == len(" ".join(s.text for s in [before, *run]))
+        ):
+            run = [before, *run]
+        out.append(run)
+    return out
 
 
 def quote_text(run: list[NumberedSentence]) -> str:

@@ -18,7 +18,7 @@ from research_core.research.evidence import source_relevance
 from research_core.research.extraction import extract_findings
 from research_core.research.first_queries import first_queries, fresh_queries
 from research_core.research.navigation import navigation_reason
-from research_core.research.part_coverage import uncovered_parts
+from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts
 from research_core.research.shown_passages import not_shown_before
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import (
@@ -255,7 +255,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         queries, update = code_queries(branch.id, topic)
     else:
         queries, update = plan_queries(
-            services, payload["question"], branch, known, uncovered_parts(topic, [f["text"] for f in known])
+            services, payload["question"], branch, known, still_missing(topic, finding_texts(known))
         )
     if branch.kind == "question":
         queries = with_frame(queries, frame_terms(branch.question_text, payload["question"]))
@@ -314,7 +314,8 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
             ).model_dump()
         )
     confidences = [f["confidence"] for f in known] + [f["confidence"] for f in new_findings]
-    uncovered = uncovered_parts(topic, [f["text"] for f in known + new_findings])
+    texts = finding_texts(known + new_findings)
+    uncovered = uncovered_parts(topic, texts)
     decision = branch_stop_decision(
         iteration,
         branch.allocated_iterations,
@@ -323,7 +324,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         config.findings_for_stop,
         config.confidence_for_stop,
         distinct_sources=len({sid for f in known + new_findings for sid in f.get("source_ids", [])}),
-        uncovered=uncovered,
+        uncovered=still_missing(topic, texts),
     )
     if not queries and not decision.stop:
         decision = StopDecision(True, f"nothing new to search after {iteration} iterations")

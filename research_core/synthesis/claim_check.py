@@ -14,12 +14,18 @@ title; the passage when no finding quotes it):
 2. **Distinctive terms are quoted.** Every identifier, number, acronym, option and name of a
    clause (`text.terms`) is in the evidence it is checked against.
 3. **No reversed negation** (`text.negation`).
+4. **A fact stays with its function.** When the quote that holds most of a clause names a function,
+   option or directive (`text.terms.code_names`) and the clause names another one, not that one,
+   the clause moved the fact: fs.html's "fs.readFile() ... reads in chunks. This allows the read
+   operation to have less impact" is not about `fs.createReadStream`. A sentence that leans on the
+   one before ("This setting defaults to Off", `text.anaphora`) must have that quote's name in the
+   text just before it (`before`), or it hands the fact to whatever the reader last read about.
 
 Two kinds of sentences carry no citation: framing sentences, which announce a comparison or the
-report itself without stating a fact ("X and Y differ in how they handle locking", or a
-restatement of the question), and they are not counted as claims; and off-topic sentences, which
-(with the quotes they cite) share no word with the question and name none of its subjects: they
-are removed even when a source supports them.
+report itself without stating a fact ("X and Y differ in how they handle locking", a
+restatement of the question, "These findings are supported by the documentation"), and they are
+not counted as claims; and off-topic sentences, which (with the quotes they cite) share no word
+with the question and name none of its subjects: they are removed even when a source supports them.
 """
 
 from __future__ import annotations
@@ -30,9 +36,10 @@ from dataclasses import dataclass
 
 from research_core.planning.question_shape import subjects
 from research_core.research.evidence import SUPPORT_BAR, support_share
+from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
-from research_core.text.terms import distinctive_terms, missing_terms
+from research_core.text.terms import code_names, distinctive_terms, missing_terms, term_in
 from research_core.text.words import content_words, looks_english
 
 _MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
@@ -48,6 +55,14 @@ _FRAMING = re.compile(
     r"trade-?offs?)\b",
     re.IGNORECASE,
 )
+# a sentence about the question, the findings or the sources themselves, not about the subject
+_ABOUT_REPORT = re.compile(
+    r"^\W*(?:the|this|these|our) (?:main |original |user'?s |above |following |key )?"
+    r"(?:question|findings?|research|report|results?|sub-answers?)\b"
+    r"(?!\s+(?:\w+\s+)?(?:indicate|show|suggest|state|say|confirm)s?\s+that)|"
+    r"\b(?:supported|backed|confirmed) by the (?:provided )?(?:documentation|sources?|findings?|evidence)\b",
+    re.IGNORECASE,
+)
 # a framing sentence is short: a long one with a framing word also states facts, and is checked as a claim
 FRAMING_MAX_WORDS = 16
 STEM = 5
@@ -59,6 +74,8 @@ class Evidence:
 
     text: str
     subjects: frozenset[str]
+    units: tuple[str, ...] = ()  # each quote (or each passage sentence): what one place on the page says
+    title: str = ""
 
 
 def source_subjects(title: str, url: str, text: str, names: Iterable[str], quoted: str = "") -> frozenset[str]:
@@ -77,9 +94,40 @@ def build_evidence(
     out = {}
     for sid, s in sources.items():
         title, snippet, url = str(s.get("title") or ""), str(s.get("snippet") or ""), str(s.get("url") or "")
-        quoted = " ".join(quotes.get(sid) or [])
-        out[sid] = Evidence(f"{title} {quoted or snippet}", source_subjects(title, url, snippet, names, quoted))
+        own = [q for q in quotes.get(sid) or [] if q.strip()]
+        quoted = " ".join(own)
+        units = tuple(own) if own else tuple(p for p in _PASSAGE_SENTENCE.split(snippet) if p.strip())
+        out[sid] = Evidence(
+            f"{title} {quoted or snippet}", source_subjects(title, url, snippet, names, quoted), units, title
+        )
     return out
+
+
+_PASSAGE_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable[str], before: str = "") -> str | None:
+    """Rule 4: the name of the function the quote holding most of `clause` is about, when the clause
+    names another one instead, or leans back (`sentence` opens "This setting ...") on text (`before`)
+    that does not name it; else None."""
+    skip = {n.lower() for n in names}
+    for evidence in pool:
+        skip |= {t.lower() for t in code_names(evidence.title)}
+    units = [u for e in pool for u in e.units]
+    if not units:
+        return None
+    share, best = max((support_share(clause, u), u) for u in units)
+    if share < SUPPORT_BAR:
+        return None
+    theirs = sorted(t for t in code_names(best) if t.lower() not in skip)
+    if not theirs or any(term_in(t, sentence) for t in theirs):
+        return None
+    mine = [t for t in code_names(clause) if t.lower() not in skip]
+    if mine and not any(term_in(t, best) for t in mine):
+        return f"its source says this of {theirs[0]}, not {mine[0]}"
+    if not mine and leans_back(sentence) and not any(term_in(t, before) for t in theirs):
+        return f"its source says this of {theirs[0]}, which the text before it does not name"
+    return None
 
 
 def question_subjects(*questions: str) -> tuple[str, ...]:
@@ -107,13 +155,23 @@ def _stems(text: str) -> set[str]:
 
 def is_framing(sentence: str, names: Iterable[str], question: str = "") -> bool:
     """A sentence that frames a comparison or the report and names nothing beyond the question's subjects:
-    short, or of any length when every word of it is the `question`'s (it restates the question)."""
+    short, or of any length when every word of it is the `question`'s (it restates the question);
+    or one about the report itself (`about_the_report`)."""
+    if about_the_report(sentence):
+        return True
     if not _FRAMING.search(sentence):
         return False
     if len(sentence.split()) > FRAMING_MAX_WORDS and not (question and _stems(sentence) <= _stems(question)):
         return False
     own = {n.lower() for n in names}
     return not [t for t in distinctive_terms(sentence) if t.lower() not in own]
+
+
+def about_the_report(sentence: str) -> bool:
+    """A sentence about the question, the findings or the sources themselves ("The main question
+    compares ...", "These findings are supported by the documentation ..."): it states nothing a
+    source could back, and a citation on it lends the page to a sentence the page never says."""
+    return bool(_ABOUT_REPORT.search(sentence))
 
 
 def off_topic(sentence: str, topic: str, names: Iterable[str]) -> bool:
@@ -135,10 +193,12 @@ def check_claim(
     evidence: Mapping[str, Evidence],
     names: Iterable[str],
     implied: Iterable[str] = (),
+    before: str = "",
 ) -> str | None:
-    """Why the cited sources do not back `sentence` (rules 1-3 and the support share), or None when they do.
+    """Why the cited sources do not back `sentence` (rules 1-4 and the support share), or None when they do.
 
-    `implied`: the subjects a sentence naming none is about all the same (its section's heading).
+    `implied`: the subjects a sentence naming none is about all the same (its section's heading);
+    `before`: the text a reader has just read (the heading, label and sentences before it).
     """
     names = list(names)
     bare = _MARKER.sub("", sentence).strip()
@@ -165,5 +225,8 @@ def check_claim(
             held = support_share(clause, pool_text)
             if side and held < SUPPORT_BAR:
                 return f"{where} holds {held:.0%} of what the sentence says of {side}"
+            moved = moved_fact(clause, bare, [evidence[sid] for sid in pool], names, before)
+            if moved:
+                return moved
     conflict = polarity_conflict(bare, whole)
     return conflict

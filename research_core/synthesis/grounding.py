@@ -7,8 +7,9 @@ cited claim (a comparison cites a source for each side):
 - the model's own citations are kept when they back the statement;
 - otherwise the engine tries its best source, its best pair, and one source per subject named;
 - a statement nothing backs is removed, and counted, with the reason in the log;
-- a framing sentence ("X and Y differ in ...") carries no citation and is not counted; a
-  sentence not about the question is removed.
+- a framing sentence ("X and Y differ in ...", or one about the report itself: "These findings
+  are supported by the documentation") carries no citation and is not counted; a sentence not
+  about the question is removed.
 
 Every check is code, so it holds whatever model wrote the text. Text carries citations as
 `[[src:<id>]]` markers.
@@ -21,7 +22,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from research_core.research.evidence import SUPPORT_BAR, support_share
-from research_core.synthesis.claim_check import Evidence, build_evidence, check_claim, is_framing, off_topic
+from research_core.synthesis.claim_check import (
+    Evidence,
+    build_evidence,
+    check_claim,
+    is_framing,
+    off_topic,
+)
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
 from research_core.text.similarity import is_near_duplicate
@@ -38,6 +45,10 @@ _NOT_A_CLAIM = re.compile(
 )
 _UNCHECKED_SECTION = re.compile(r"limitation|gap|caveat|open question|sources|references", re.IGNORECASE)
 MIN_CLAIM_WORDS = 5
+# a lead-in ending in a colon with this many words (its bold label aside) states something a source
+# must back: "The manual recommends mod_proxy_balancer over the [P] flag for several reasons:"
+LEAD_IN_CLAIM_WORDS = 8
+_LABEL_PREFIX = re.compile(r"^\*\*[^*]+\*\*\s*:?\s*")
 # a statement this similar to one already made repeats it
 REPEAT_BAR = 0.8
 _FENCE = re.compile(r"^(```|~~~)")
@@ -62,8 +73,10 @@ class Grounded:
 def is_claim(sentence: str) -> bool:
     """A sentence that asserts something a source must back (see the module docstring)."""
     bare = _MARKER.sub("", sentence).strip()
-    if bare.endswith(":") or bare.startswith("#") or _LABEL.match(bare):
+    if bare.startswith("#") or _LABEL.match(bare):
         return False
+    if bare.endswith(":") and len(re.findall(r"\w+", _LABEL_PREFIX.sub("", bare))) < LEAD_IN_CLAIM_WORDS:
+        return False  # "The levels are:" leads into a list; a long lead-in states a fact of its own
     return len(re.findall(r"\w+", bare)) >= MIN_CLAIM_WORDS and not _NOT_A_CLAIM.search(bare)
 
 
@@ -117,13 +130,19 @@ def _candidates(bare: str, cited: list[str], context: ClaimContext) -> list[list
     return unique
 
 
-def _needed(bare: str, group: list[str], context: ClaimContext, implied: list[str]) -> list[str]:
+def _is_a_title(bare: str, context: ClaimContext) -> bool:
+    """The sentence is a source's title and nothing more ("File system | Node.js v18.20.4 Documentation")."""
+    words = re.findall(r"\w+", bare.lower())
+    return any(words and words == re.findall(r"\w+", e.title.lower()) for e in context.evidence.values())
+
+
+def _needed(bare: str, group: list[str], context: ClaimContext, walk: _Walk) -> list[str]:
     """`group` without the citations the sentence passes without: a page cited beside the one that
     says it (a page on "Windows" beside the page on window functions) earns no place."""
     kept = list(group)
     for sid in group:
         rest = [s for s in kept if s != sid]
-        if rest and check_claim(bare, rest, context.evidence, context.names, implied) is None:
+        if rest and check_claim(bare, rest, context.evidence, context.names, walk.implied, walk.before) is None:
             kept = rest
     return kept
 
@@ -131,10 +150,26 @@ def _needed(bare: str, group: list[str], context: ClaimContext, implied: list[st
 @dataclass
 class _Walk:
     """What the walk through a text knows at a sentence: the statements kept so far (and those of
-    the text around it), and the subjects its section heading names."""
+    the text around it), the subjects its section heading names, and what a reader has just read
+    (the heading or label and the sentences since, up to `BEFORE_SENTENCES`)."""
 
     seen: list[str] = field(default_factory=list)
     implied: list[str] = field(default_factory=list)
+    heading: str = ""
+    recent: list[str] = field(default_factory=list)
+
+    @property
+    def before(self) -> str:
+        """The heading or label and the last sentences read."""
+        return " ".join([self.heading, *self.recent[-BEFORE_SENTENCES:]])
+
+    def read(self, sentence: str) -> None:
+        """Note a sentence the reader has read (kept in the text)."""
+        self.recent.append(_MARKER.sub("", sentence).strip())
+
+
+# the sentences before a statement a reader still has in mind when it says "this setting"
+BEFORE_SENTENCES = 2
 
 
 def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: _Walk) -> str | None:
@@ -147,13 +182,17 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     bare = _MARKER.sub("", sentence).strip()
     if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
         return None
+    if _is_a_title(bare, context):
+        out.removed.append(bare)
+        out.reasons.append("a page's title, not a statement")
+        return None
     if is_framing(bare, context.names, context.topic):
         return bare
     out.statements += 1
     cited = [sid for sid in cited_source_ids(sentence) if sid in context.evidence]
     reason = "no source"
     for group in _candidates(bare, cited, context):
-        why = check_claim(bare, group, context.evidence, context.names, walk.implied)
+        why = check_claim(bare, group, context.evidence, context.names, walk.implied, walk.before)
         if why is None and off_topic(
             f"{bare} {' '.join(context.evidence[sid].text for sid in group)}", context.topic, context.names
         ):
@@ -161,7 +200,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
         if why is None:
             out.supported += 1
             walk.seen.append(bare)
-            group = _needed(bare, group, context, walk.implied)
+            group = _needed(bare, group, context, walk)
             if group == cited:
                 return sentence.strip()
             out.attached += len([sid for sid in group if sid not in cited])
@@ -230,6 +269,7 @@ def ground_text(
             if stripped.startswith("#"):
                 unchecked = bool(_UNCHECKED_SECTION.search(stripped))
             walk.implied = named_in(stripped, context.names)
+            walk.heading, walk.recent = stripped, []
             lines.append(line)
             continue
         if not stripped or unchecked:
@@ -242,10 +282,12 @@ def ground_text(
         for sentence in _SENTENCE.split(body):
             if not is_claim(sentence):
                 kept.append(sentence)
+                walk.read(sentence)
                 continue
             grounded = _ground_sentence(sentence, context, out, walk)
             if grounded is not None:
                 kept.append(grounded)
+                walk.read(grounded)
         rebuilt = " ".join(s for s in kept if s.strip())
         if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
             lines.append(prefix + rebuilt)

@@ -166,3 +166,22 @@ def missing_terms(statement: str, evidence: str, ignore: set[str] | frozenset[st
     compared case-insensitively)."""
     skip = {t.lower() for t in ignore}
     return sorted(t for t in distinctive_terms(statement) if t.lower() not in skip and not term_in(t, evidence))
+
+
+def code_names(text: str) -> set[str]:
+    """The distinctive terms of `text` that name code: functions, options, directives, modules
+    ("fs.readFile()", "HostnameLookups", "mod_proxy", "journal_mode"), not numbers, versions or acronyms."""
+    out = set()
+    for term in distinctive_terms(text):
+        core = term[:-2] if term.endswith("()") else term
+        if not re.search(r"[A-Za-z]{2}", core) or re.match(r"^v?\d", core) or (core.isupper() and core.isalpha()):
+            continue
+        if (
+            term.endswith("()")
+            or "_" in core
+            or re.search(r"[A-Za-z]\.[A-Za-z]", core)
+            or re.search(r"[a-z][A-Z]", core)
+            or " " in core
+        ):
+            out.add(term)
+    return out
