@@ -134,7 +134,10 @@ def test_an_edited_plan_is_stored_without_nul_bel_or_bidi(tmp_path, scripted):
         (["run", "q", "--llm-timeout", "0"], "--llm-timeout: timeout_s must be a number greater than 0, not 0.0"),
         (["run", "q", "--llm-timeout", "-5"], "--llm-timeout: timeout_s must be a number greater than 0, not -5.0"),
         (["run", "q", "--parallel", "17"], "--parallel: parallel must be a whole number from 1 to 16, not 17"),
-        (["run", "q", "--max-iterations", "0"], "--max-iterations: max_iterations must be a whole number of 1 or more"),
+        (
+            ["run", "q", "--max-iterations", "0"],
+            "--max-iterations: max_iterations must be a whole number from 1 to 500",
+        ),
         (["run", "q", "--max-cost", "-1"], "--max-cost: max_total_cost_usd must be a number of 0 or more, not -1.0"),
         (["library", "search", "x", "--limit", "0"], "--limit: must be a whole number of 1 or more, not 0"),
         (["rerun", "r", "sq_001", "--priority", "2"], "--priority: priority must be a number from 0 to 1, not 2.0"),
