@@ -265,3 +265,39 @@ def test_an_answer_file_may_hold_a_typed_answer_without_its_action():
         "edits": [{"id": "sq_002", "skip": True}],
     }
     assert answer_from_file({"action": "cancel"}, review) == {"action": "cancel"}
+
+
+def test_the_gates_kind_not_the_json_decides_the_answers_shape():
+    from research_core.cli.errors import CliError
+    from research_core.cli.gates import answer_from_file
+    from research_core.gates import DrillDownPayload, ReviewPayload, RevisionPayload, StepPayload
+
+    step = StepPayload(question="Q", completed=[], pending=[])
+    drill = DrillDownPayload(question="Q", branch={"id": "sq_001"}, proposals=[])
+    revision = RevisionPayload(question="Q", changes={"add": [], "drop": ["sq_002"]})
+    review = ReviewPayload(
+        question="Q", strategy="s", sub_questions=[], estimated_iterations={}, estimated_cost_usd=[0, 0]
+    )
+    # the same list is a step gate's edits and a drill-down's children
+    rows = [{"id": "sq_002", "question_text": "B?"}]
+    assert answer_from_file(rows, step) == {"action": "continue", "edits": rows}
+    assert answer_from_file(rows, drill) == {"action": "approve", "children": rows}
+    # JSON meant for another gate is refused, not read as an empty answer to this one
+    for data, payload in (
+        ({"children": [{"question_text": "E?"}]}, step),
+        ({"edits": [{"id": "sq_002"}]}, drill),
+        ({"edits": [{"id": "sq_002"}]}, revision),
+        ({"children": [{"question_text": "E?"}]}, review),
+    ):
+        with pytest.raises(CliError, match=f"--answer: a {'plan review' if payload is review else ''}"):
+            answer_from_file(data, payload)
+
+
+def test_an_answer_to_a_run_without_an_open_gate_is_not_guessed():
+    from types import SimpleNamespace
+
+    from research_core.cli.gates import read_answer
+
+    snap = SimpleNamespace(pending=None, branches=[], config={})
+    assert read_answer('{"edits": [{"id": "sq_001"}]}', snap) is None
+    assert read_answer("continue", snap) is None

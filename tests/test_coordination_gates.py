@@ -22,6 +22,7 @@ from research_core.coordination.gates import (
     open_revision_gate,
     open_step_gate,
 )
+from research_core.gates import asking
 from research_core.planning.plan import PlanError
 from tests.coordination_support import make_pass
 
@@ -42,7 +43,7 @@ class ScriptedUser:
 def user(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     def script(*answers: Any) -> ScriptedUser:
         scripted = ScriptedUser(*answers)
-        monkeypatch.setattr(gates, "interrupt", scripted)
+        monkeypatch.setattr(asking, "interrupt", scripted)
         return scripted
 
     yield script
@@ -190,3 +191,62 @@ def test_a_drill_down_with_no_children_is_rejected() -> None:
     p = make_pass({"sq1": {"id": "sq1", "drill_status": "proposed"}})
     add_drill_children(p, "sq1", [])
     assert p.updates == {"sq1": {"drill_status": "rejected"}}
+
+
+# ---- the answer reaches the gate typed: read back once, never parsed or converted again ------------
+
+
+def test_the_step_gate_applies_a_typed_answer_without_parsing_it_again(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from research_core.gates import StepAnswer, parse_answer, plain_answer, read_payload
+
+    branches = {"a": branch("a", "completed"), "b": branch("b")}
+    payload = read_payload(gates.step_payload(step_state(branches), branches, ["a"], None))
+    typed = parse_answer(payload, {"edits": [{"id": "b", "question_text": " New B? ", "skip": True}]})
+    assert isinstance(typed, StepAnswer)
+
+    def no_second_parse(*args: Any) -> Any:
+        raise AssertionError("the gate parsed a typed answer again")
+
+    monkeypatch.setattr(gates, "parse_step_answer", no_second_parse)
+    user(plain_answer(typed))  # what the Runner sends
+    p = make_pass({k: dict(v) for k, v in branches.items()}, step_mode=True)
+    open_step_gate(step_state(branches), p)
+    assert p.updates == {"b": {"question_text": "New B?", "status": "skipped", "stop_reason": "skipped by the user"}}
+
+
+def test_an_old_checkpoints_step_answer_is_read_into_the_typed_answer_at_the_gate(user: Any) -> None:
+    branches = {"a": branch("a", "completed"), "b": branch("b"), "c": branch("c")}
+    # a word and the edits dict older callers sent, and an answer the gate cannot read
+    scripted = user(["continue"], {"action": "continue", "edits": [{"id": "b", "priority": 0.2}]})
+    p = make_pass({k: dict(v) for k, v in branches.items()}, step_mode=True)
+    open_step_gate(step_state(branches), p)
+    assert scripted.shown[1]["error"] == "Answer 'continue', 'stop', or an object with 'action' and 'edits'."
+    assert p.updates == {"b": {"priority": 0.2}} and not p.stop
+
+
+def test_a_typed_step_answer_for_a_branch_that_is_not_pending_is_refused_at_the_gate(user: Any) -> None:
+    branches = {"a": branch("a", "completed"), "b": branch("b")}
+    scripted = user({"action": "continue", "updates": {"a": {"priority": 0.1}}}, "continue")
+    p = make_pass({k: dict(v) for k, v in branches.items()}, step_mode=True)
+    open_step_gate(step_state(branches), p)
+    assert scripted.shown[1]["error"] == "a is completed; only pending branches can be edited."
+    assert p.updates == {}
+
+
+def test_review_and_coordinate_gates_share_the_one_ask_loop(user: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from research_core.configuration import RunConfig
+    from research_core.planning import review
+
+    scripted = user("maybe", "cancel")
+    monkeypatch.setattr(review, "review_payload", lambda state, services, error: {"error": error})
+    runtime = SimpleNamespace(context=SimpleNamespace(config=RunConfig()))
+    update = review.review_plan({"question": "Q", "branch_order": [], "branches": {}}, runtime)
+    assert update["status"] == "cancelled"
+    assert scripted.shown == [
+        {"error": None},
+        {"error": "Unknown answer 'maybe': answer 'approve', 'cancel' or an edited plan."},
+    ]

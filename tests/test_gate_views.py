@@ -133,11 +133,18 @@ def test_a_bad_child_gets_the_gates_refusal_and_no_answer() -> None:
     proposals = drill_proposals(DRILL)
     before = drill_rows(proposals).to_dict("records")
     children = drill_children_answer(proposals, [{**before[0], "question_text": " "}, before[1]])
-    assert gate_answer(DRILL, DrillApprove(children=children), []) == (None, "Child 1: the question text is empty.")
+    # what the page sends: a typed DrillApprove refuses such children when it is built
+    assert gate_answer(DRILL, {"action": "approve", "children": children}, []) == (
+        None,
+        "Child 1: the question text is empty.",
+    )
     children = drill_children_answer(proposals, [before[0], {**before[1], "priority": -0.1}])
-    assert gate_answer(DRILL, DrillApprove(children=children), []) == (None, "Child 2: priority -0.1 is outside 0-1.")
+    assert gate_answer(DRILL, {"action": "approve", "children": children}, []) == (
+        None,
+        "Child 2: priority -0.1 is outside 0-1.",
+    )
     children = drill_children_answer(proposals, [before[0], {**before[1], "priority": math.nan}])
-    assert gate_answer(DRILL, DrillApprove(children=children), []) == (
+    assert gate_answer(DRILL, {"action": "approve", "children": children}, []) == (
         None,
         "Child 2: the priority is empty; enter a number from 0 to 1.",
     )

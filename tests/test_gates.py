@@ -455,7 +455,7 @@ def test_typed_review_refusals(answer: Any, message: str) -> None:
         ({"sq2": "skip"}, "sq2: an update may set question_text, priority and status 'skipped'"),
         ({"sq2": {"status": "completed"}}, "sq2: an update may only set the status 'skipped', not 'completed'."),
         ({"sq1": {"priority": 0.2}}, "sq1 is completed; only pending branches can be edited."),
-        ({"sq9": {}}, "Edit {'id': 'sq9'} does not name a branch of this run."),
+        ({"sq9": {}}, "sq9 does not name a branch of this run."),
         ({"sq2": {"priority": 2}}, "sq2: priority 2 is outside 0-1."),
         ({"sq2": {"question_text": " "}}, "sq2: the question text is empty."),
     ],
@@ -561,7 +561,78 @@ def test_every_gate_has_an_answer_schema_naming_its_actions() -> None:
 
 
 def test_each_payloads_answers_line_names_its_models_actions() -> None:
-    assert REVIEW_ANSWERS.startswith("approve | cancel | {'action': 'approve', 'sub_questions'")
-    assert STEP_ANSWERS.startswith("continue | stop | {'action': 'continue', 'edits'")
+    assert REVIEW_ANSWERS.startswith("approve | cancel | {'action': 'approve', 'plan': {'sub_questions'")
+    assert STEP_ANSWERS.startswith("continue | stop | {'action': 'continue' | 'stop', 'updates'")
     assert REVISION_ANSWERS.startswith("accept | reject | {'action': 'accept'")
     assert DRILL_ANSWERS.startswith("approve | reject | {'action': 'approve', 'children'")
+
+
+# ---- one shape from the edge to the node ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("payload", "answer"),
+    [
+        (STEP_PAYLOAD, "maybe"),
+        (STEP_PAYLOAD, {"edits": [{"id": "sq2", "question_text": "\n  \n"}]}),
+        (REVIEW_PAYLOAD, {"action": "approve", "sub_questions": []}),
+        (DrillDownPayload(question="Q", branch={"id": "sq1"}, proposals=PROPOSALS), {"children": []}),
+        (DrillDownPayload(question="Q", branch={"id": "sq1"}, proposals=PROPOSALS), "yes\nplease"),
+    ],
+)
+def test_a_refused_answer_is_an_arbor_error_with_a_one_line_message(payload: Any, answer: Any) -> None:
+    from research_core.errors import ArborError
+    from research_core.gates import GateAnswerError
+
+    with pytest.raises(ArborError) as exc:
+        parse_answer(payload, answer, config=CONFIG)
+    assert isinstance(exc.value, GateAnswerError)
+    message = exc.value.user_message
+    assert message and "\n" not in message and message == str(exc.value)
+
+
+def test_a_plan_error_is_an_arbor_error_and_still_a_value_error() -> None:
+    from research_core.errors import ArborError
+
+    assert issubclass(PlanError, ArborError) and issubclass(PlanError, ValueError)
+    assert PlanError("Fix row 2.").user_message == "Fix row 2."
+
+
+def test_the_review_gate_validates_an_edited_plan_once_from_edge_to_node(monkeypatch: pytest.MonkeyPatch) -> None:
+    from research_core.gates import parsing
+    from research_core.planning import review as review_node
+
+    calls = []
+    validate = parsing.validate_plan
+    monkeypatch.setattr(parsing, "validate_plan", lambda *a, **k: calls.append(1) or validate(*a, **k))
+    typed = parse_answer(REVIEW_PAYLOAD, EDITED, config=CONFIG)  # the page or the CLI
+    state = {"question": QUESTION, "strategy": "multi-faceted"}
+    arrived = review_node.read_review(plain_answer(typed), state, CONFIG)  # the node, after the checkpoint
+    assert arrived == typed and len(calls) == 1
+
+
+def test_a_typed_answer_crosses_the_checkpoint_by_one_dump_and_one_validation() -> None:
+    from research_core.gates import answer_from_resume
+
+    def never(value: Any) -> Any:
+        raise AssertionError(f"{value!r} was parsed instead of validated")
+
+    typed = [
+        ("review", ReviewCancel()),
+        ("step", StepAnswer(action="stop", updates={"sq2": {"status": "skipped"}})),
+        ("revision", RevisionAccept(changes={"drop": ["sq3"]})),
+        ("drill_down", DrillApprove(children=[{"question_text": "X?"}])),
+    ]
+    for kind, answer in typed:
+        assert answer_from_resume(kind, plain_answer(answer), never) == answer
+    # anything else (a word, an older dict) is the gate parser's to read
+    assert answer_from_resume("step", "stop", lambda v: parse_step_answer(v, BRANCHES)) == StepAnswer(action="stop")
+    legacy = {"action": "continue", "edits": [{"id": "sq2", "priority": 0.3}]}
+    read = answer_from_resume("step", legacy, lambda v: parse_step_answer(v, BRANCHES))
+    assert read == StepAnswer(updates={"sq2": {"priority": 0.3}})
+
+
+def test_the_help_lines_describe_the_typed_answers() -> None:
+    assert "'plan'" in REVIEW_ANSWERS and "sub_questions" in REVIEW_ANSWERS
+    assert "'updates'" in STEP_ANSWERS and "edits" not in STEP_ANSWERS
+    assert "'changes'" in REVISION_ANSWERS and "'children'" in DRILL_ANSWERS

@@ -1,10 +1,11 @@
 """The Run page's gates in step mode: after a branch, a proposed plan revision, a drill-down.
 
 Each view reads the open gate's payload model (`research_core.gates`), builds the typed answer and
-checks it with the gate's own parser before it hands it to `send`, which the page wires to the
-runner: a refused answer shows the gate's message here, and nothing is sent. The rules that turn an
-edited table into an answer (`step_edits`, `drill_children_answer`) are pure functions over the
-table's rows.
+turns what the user did (a table's edits, a button) into the gate's typed answer once, with the gate's
+own parser, before it hands it to `send`, which the page wires to the runner: a refused answer shows
+the gate's one-line message here, and nothing is sent. The typed answer is what reaches the gate. The
+rules that turn an edited table into an answer (`step_edits`, `drill_children_answer`) are pure
+functions over the table's rows.
 """
 
 from __future__ import annotations
@@ -17,19 +18,17 @@ import pandas as pd
 import streamlit as st
 
 from research_core.gates import (
-    DrillApprove,
     DrillDownPayload,
     DrillReject,
     GateAnswer,
+    GateAnswerError,
     GatePayload,
-    RevisionAccept,
     RevisionPayload,
     RevisionReject,
     StepAnswer,
     StepPayload,
     parse_answer,
 )
-from research_core.planning.plan import PlanError
 from research_core.runs.snapshot import RunSnapshot
 from research_core.text.citations import markers_to_numbered
 from ui import run_view, widgets
@@ -41,11 +40,11 @@ Send = Callable[[GateAnswer], None]
 def gate_answer(
     payload: GatePayload, answer: GateAnswer | str | dict[str, Any], branches: Sequence[Mapping[str, Any]]
 ) -> tuple[GateAnswer | None, str | None]:
-    """The answer as the gate will read it (`branches` are the run's), or None and the gate's refusal."""
+    """The typed answer the gate will receive (`branches` are the run's), or None and the gate's refusal."""
     try:
         return parse_answer(payload, answer, branches={b["id"]: b for b in branches if "id" in b}), None
-    except PlanError as exc:
-        return None, str(exc)
+    except GateAnswerError as exc:
+        return None, exc.user_message
 
 
 def table_number(value: Any) -> Any:
@@ -212,7 +211,7 @@ def revision_gate(snap: RunSnapshot, payload: RevisionPayload, send: Send) -> No
         st.markdown("\n".join(lines))
     if payload.error:
         st.error(esc(payload.error), icon=":material/error:")
-    answer, problem = gate_answer(payload, RevisionAccept(changes=changes), snap.branches)
+    answer, problem = gate_answer(payload, {"action": "accept", "changes": changes}, snap.branches)
     if problem:
         st.error(problem, icon=":material/error:")
     with st.container(horizontal=True, gap="small"):
@@ -310,7 +309,7 @@ def drill_gate(snap: RunSnapshot, payload: DrillDownPayload, send: Send) -> None
     if not children:
         st.warning("Every question is removed. Keep at least one, or choose *Not needed*.", icon=":material/warning:")
     else:
-        answer, problem = gate_answer(payload, DrillApprove(children=children), snap.branches)
+        answer, problem = gate_answer(payload, {"action": "approve", "children": children}, snap.branches)
     if problem:
         st.error(problem, icon=":material/error:")
     with st.container(horizontal=True, gap="small"):

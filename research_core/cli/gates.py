@@ -14,6 +14,7 @@ from research_core.configuration import RunConfig
 from research_core.gates import (
     DrillDownPayload,
     GateAnswer,
+    GateAnswerError,
     GatePayload,
     ReviewPayload,
     RevisionPayload,
@@ -21,7 +22,6 @@ from research_core.gates import (
     parse_answer,
     read_payload,
 )
-from research_core.planning.plan import PlanError
 from research_core.runs.runner import Runner
 from research_core.runs.snapshot import RunSnapshot
 
@@ -147,66 +147,101 @@ def _priority(value: Any) -> str:
         return "?"
 
 
-# The field of each gate's typed answer (`gates --schema`) and the action it stands for when none is given.
-TYPED_FIELDS = {"review": ("plan", "approve"), "step": ("updates", "continue"), "revision": ("changes", "accept")}
+def _object_keys(data: dict[str, Any], allowed: set[str], kind: str, forms: str) -> None:
+    """Refuse a JSON object with a key the gate `kind` does not read, naming the forms it takes."""
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise CliError(f"--answer: a {kind} gate does not read {', '.join(map(repr, unknown))}; give {forms}.")
 
 
-def answer_from_file(data: Any, payload: GatePayload | None) -> Any:
-    """Turn JSON given to --answer (a FILE.json's content, or inline) into the answer object of the open gate.
-
-    A full answer (with "action") is passed as is, and so is a typed answer without its action
-    (its plan, updates or changes); otherwise the shape of the content and the open gate decide: an
-    edited plan approves the plan, a list of edits continues a step gate, a list of children
-    approves a drill-down, changes accept a revision (questions to add may be given by their text alone).
-    """
-    kind = payload.kind if payload is not None else None
-    field, action = TYPED_FIELDS.get(kind or "", ("", ""))
-    if isinstance(data, dict) and "action" not in data and field in data:
-        data = {"action": action, **data}
-    if isinstance(data, dict) and "action" in data:
-        if kind == "revision" and isinstance(data.get("changes"), dict):
-            return {**data, "changes": _revision_changes(data["changes"], payload)}
-        return data
-    if kind == "drill_down" or (kind is None and isinstance(data, dict) and "children" in data):
-        children = data.get("children") if isinstance(data, dict) else data
-        return {"action": "approve", "children": children}
-    if kind == "revision" or (kind is None and isinstance(data, dict) and {"add", "drop", "reprioritize"} & set(data)):
-        return {"action": "accept", "changes": _revision_changes(data, payload) if isinstance(data, dict) else data}
-    if kind == "step" or (kind is None and isinstance(data, dict) and "edits" in data):
-        edits = data.get("edits") if isinstance(data, dict) else data
-        return {"action": "continue", "edits": edits}
-    if isinstance(data, dict) and "sub_questions" in data:
+def _review_json(data: Any, payload: GatePayload) -> Any:
+    """Plan review: an edited plan ({sub_questions, ...}, as `decompose` writes it, or {plan}) approves it."""
+    if isinstance(data, dict) and "action" not in data:
+        if "plan" not in data and "sub_questions" not in data:
+            raise CliError("--answer: a plan review takes an edited plan ({sub_questions: [...]}) or {action, plan}.")
         return {"action": "approve", **data}
     return data
 
 
-def _answer_content(text: str, payload: GatePayload | None) -> Any:
+def _step_json(data: Any, payload: GatePayload) -> Any:
+    """Step gate: a list of edits, or {edits} or {updates}, continues the run."""
+    if isinstance(data, list):
+        return {"action": "continue", "edits": data}
+    if isinstance(data, dict):
+        forms = "a list of edits, {action?, edits} or {action?, updates}"
+        _object_keys(data, {"action", "edits", "updates"}, "step", forms)
+        return {"action": "continue", **data}
+    return data
+
+
+def _revision_json(data: Any, payload: GatePayload) -> Any:
+    """Plan revision: the part of {add, drop, reprioritize} to keep (questions to add may be given by text)."""
+    if not isinstance(data, dict):
+        return data
+    if "action" in data or "changes" in data:
+        _object_keys(data, {"action", "changes"}, "revision", "{add, drop, reprioritize} or {action?, changes}")
+        data = {"action": "accept", **data}
+        if isinstance(data.get("changes"), dict):
+            return {**data, "changes": _revision_changes(data["changes"], payload)}
+        return data
+    _object_keys(data, {"add", "drop", "reprioritize", "reasoning"}, "revision", "{add, drop, reprioritize}")
+    return {"action": "accept", "changes": _revision_changes(data, payload)}
+
+
+def _drill_json(data: Any, payload: GatePayload) -> Any:
+    """Drill-down: a list of children, or {children}, approves the drill-down with them."""
+    if isinstance(data, list):
+        return {"action": "approve", "children": data}
+    if isinstance(data, dict):
+        _object_keys(data, {"action", "children"}, "drill-down", "a list of children or {action?, children}")
+        return {"action": "approve", **data} if "action" not in data else data
+    return data
+
+
+# How `--answer` JSON reads, by the kind of the open gate (never guessed from the content).
+ANSWER_JSON = {"review": _review_json, "step": _step_json, "revision": _revision_json, "drill_down": _drill_json}
+
+
+def answer_from_file(data: Any, payload: GatePayload) -> Any:
+    """Turn JSON given to --answer (a FILE.json's content, or inline) into the answer object of the open gate.
+
+    The gate's kind decides how the JSON reads: a full answer (with "action") or the typed answer
+    without its action (its plan, updates, changes or children) stands for itself; an edited plan
+    approves the plan, a list of edits continues a step gate, a list of children approves a
+    drill-down, changes accept a revision. A key the gate does not read is refused (CliError).
+    """
+    return ANSWER_JSON[payload.kind](data, payload)
+
+
+def _answer_content(text: str) -> Any:
     """What `--answer` holds: inline JSON (starting with { or [), a FILE.json's content, or the text itself."""
     stripped = text.strip()
     if stripped.startswith(("{", "[")):
         try:
-            data = json.loads(stripped)
+            return json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise CliError(f"--answer: not valid JSON ({exc.msg} at column {exc.colno})") from None
-        return answer_from_file(data, payload)
     if Path(text).suffix.lower() == ".json":
-        return answer_from_file(read_json(Path(text)), payload)
+        return read_json(Path(text))
     return text
 
 
-def read_answer(text: str, snap: RunSnapshot) -> GateAnswer | Any:
+def read_answer(text: str, snap: RunSnapshot) -> GateAnswer | None:
     """The typed answer to the run's open gate from `--answer TEXT` (a word, inline JSON or a FILE.json).
 
-    The gate's own parser checks it before anything is sent: a refused answer is a CliError (one
-    line, exit code 2) and the gate stays open. Without an open gate the text is passed on as it is
-    (resuming ignores it).
+    The words and JSON become the gate's typed answer here, once, by the open gate's kind, and its
+    parser checks it before anything is sent: a refused answer is a CliError (one line, exit code 2)
+    and the gate stays open. Without an open gate there is nothing to answer: None (resuming
+    continues the run).
     """
     payload = read_payload(snap.pending)
-    content = _answer_content(text, payload)
+    content = _answer_content(text)
     if payload is None:
-        return content
+        return None
+    if not isinstance(content, str):
+        content = answer_from_file(content, payload)
     branches = {b["id"]: b for b in snap.branches if "id" in b}
     try:
         return parse_answer(payload, content, branches=branches, config=RunConfig(**snap.config))
-    except PlanError as exc:
-        raise CliError(f"Refused: {exc} The run still waits for an answer.") from None
+    except GateAnswerError as exc:
+        raise CliError(f"Refused: {exc.user_message} The run still waits for an answer.") from None

@@ -1,44 +1,57 @@
 """The gates `coordinate` opens: the step gate, the plan-revision gate and the drill-down gate.
 
-Each gate is `interrupt(payload)` until the gate's parser (`research_core.gates`) accepts the
-answer; a refused answer re-opens the gate with the refusal shown. `coordinate` re-runs from its
-top on resume, so everything before a gate only reads the state.
+Each gate is `ask_until_valid` (`research_core.gates`): `interrupt(payload)` until the answer reads
+as the gate's typed answer (`answer_from_resume`); a refused answer re-opens the gate with the
+refusal shown. `coordinate` re-runs from its top on resume, so everything before a gate only reads the state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
-
-from langgraph.types import interrupt
 
 from research_core.coordination.pass_state import CoordinationPass, coordinate_log
 from research_core.gates import (
+    DrillAnswer,
     DrillApprove,
     DrillDownPayload,
     RevisionAccept,
+    RevisionAnswer,
     RevisionPayload,
+    StepAnswer,
     StepPayload,
+    answer_from_resume,
+    ask_until_valid,
+    check_step_targets,
     parse_drill_answer,
     parse_revision_answer,
     parse_step_answer,
+    proposed_part,
 )
-from research_core.planning.plan import PlanError, insert_after_subtree, make_children
+from research_core.planning.plan import insert_after_subtree, make_children
 from research_core.planning.revision import apply_revision
 from research_core.state import ResearchState
 
 STOPPED_WARNING = "The run was stopped early by the user; the report uses what was gathered."
 
 
-def ask_until_valid(payload_fn: Callable[[str | None], dict], parse: Callable[[Any], Any]) -> Any:
-    """Interrupt until `parse` accepts the answer; the gate shows the last refusal."""
-    error = None
-    while True:
-        answer = interrupt(payload_fn(error))
-        try:
-            return parse(answer)
-        except PlanError as exc:
-            error = str(exc)
+def read_step(answer: Any, branches: Mapping[str, Mapping[str, Any]]) -> StepAnswer:
+    """The step gate's typed answer, applied as it arrives: only its targets are checked against the run."""
+    step = answer_from_resume("step", answer, lambda value: parse_step_answer(value, branches))
+    return check_step_targets(step, branches)
+
+
+def read_revision(answer: Any, proposal: Mapping[str, Any]) -> RevisionAnswer:
+    """The revision gate's typed answer, kept to the part of `proposal` it accepts."""
+    revision = answer_from_resume("revision", answer, lambda value: parse_revision_answer(value, proposal))
+    if isinstance(revision, RevisionAccept):
+        return RevisionAccept(changes=proposed_part(revision.changes, proposal))
+    return revision
+
+
+def read_drill(answer: Any, proposals: list[Any]) -> DrillAnswer:
+    """The drill-down gate's typed answer (the proposals when an older caller approved them as they are)."""
+    return answer_from_resume("drill_down", answer, lambda value: parse_drill_answer(value, proposals))
 
 
 def step_payload(state: ResearchState, branches: dict[str, dict], done: list[str], error: str | None) -> dict:
@@ -72,7 +85,7 @@ def open_step_gate(state: ResearchState, p: CoordinationPass) -> None:
         return
     step = ask_until_valid(
         lambda error: step_payload(state, p.branches, done, error),
-        lambda answer: parse_step_answer(answer, p.branches),
+        lambda answer: read_step(answer, p.branches),
     )
     p.acknowledged += done
     for bid, fields in step.updates.items():
@@ -99,7 +112,7 @@ def open_revision_gate(state: ResearchState, p: CoordinationPass) -> None:
             lambda error: RevisionPayload(
                 question=state["question"], changes=pending_revision, error=error
             ).model_dump(),
-            lambda answer: parse_revision_answer(answer, pending_revision),
+            lambda answer: read_revision(answer, pending_revision),
         )
         accepted = revision.changes if isinstance(revision, RevisionAccept) else None
     p.extra["revision_pending"] = None
@@ -140,7 +153,7 @@ def decide_drill_downs(state: ResearchState, p: CoordinationPass) -> None:
         elif p.config.step_mode:
             drill = ask_until_valid(
                 lambda error, b=b, proposals=proposals: drill_payload(state["question"], b, proposals, error),
-                lambda answer, proposals=proposals: parse_drill_answer(answer, proposals),
+                lambda answer, proposals=proposals: read_drill(answer, proposals),
             )
             children = drill.children if isinstance(drill, DrillApprove) else []
         else:

@@ -6,12 +6,13 @@ is the exact dict the graph hands to `interrupt()` (and that the UI, the CLI and
 checkpoints read back with `read_payload`), and one typed answer, discriminated by `action` where
 the answer has variants.
 
-The pages and the CLI build typed answers; the Runner sends them as `model_dump(mode="json")`, so
-checkpoints hold plain JSON. One parse function per gate reads what arrives, whether a typed
-answer, its dump, or the plain strings and dicts older callers send (`resume --answer continue`, an
-`--answer FILE.json`), and returns the typed answer, or raises `PlanError` with the message the gate
-shows the user as its `error`. The pages and the CLI run the same parser before they send, so a
-refused answer is said where it was typed.
+An answer has one shape from the edge to the node. The pages and the CLI turn what the user typed
+(table edits, words, JSON) into the gate's typed answer once, with `parse_answer`, which checks it
+against the run or raises `GateAnswerError` (an `ArborError`, one line) where it was typed. The Runner
+sends the typed answer as `plain_answer(answer)`; the gate reads it back with `answer_from_resume`
+(the model, validated from its dump, not parsed again) inside `ask_until_valid`, the one loop every
+gate runs. Words and older dict shapes (older callers, checkpoints written before the typed answers)
+are read there by the gate's parser, so they are still accepted or refused with the gate reopened.
 """
 
 from research_core.gates.answers import (
@@ -25,6 +26,7 @@ from research_core.gates.answers import (
     DrillApprove,
     DrillReject,
     GateAnswer,
+    GateAnswerError,
     GateKind,
     ReviewAnswer,
     ReviewApprove,
@@ -33,16 +35,20 @@ from research_core.gates.answers import (
     RevisionAnswer,
     RevisionReject,
     StepAnswer,
+    answer_from_resume,
     answer_schema,
     answers_help,
+    plain_answer,
 )
+from research_core.gates.asking import ask_until_valid
 from research_core.gates.parsing import (
+    check_step_targets,
     parse_answer,
     parse_drill_answer,
     parse_review_answer,
     parse_revision_answer,
     parse_step_answer,
-    plain_answer,
+    proposed_part,
 )
 from research_core.gates.payloads import (
     DrillDownPayload,
@@ -65,6 +71,7 @@ __all__ = [
     "DrillDownPayload",
     "DrillReject",
     "GateAnswer",
+    "GateAnswerError",
     "GateKind",
     "GatePayload",
     "ReviewAnswer",
@@ -77,13 +84,17 @@ __all__ = [
     "RevisionReject",
     "StepAnswer",
     "StepPayload",
+    "answer_from_resume",
     "answer_schema",
     "answers_help",
+    "ask_until_valid",
+    "check_step_targets",
     "parse_answer",
     "parse_drill_answer",
     "parse_review_answer",
     "parse_revision_answer",
     "parse_step_answer",
     "plain_answer",
+    "proposed_part",
     "read_payload",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
+from research_core.errors import ArborError
 from research_core.output.sanitize import strip_control_chars
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
@@ -20,8 +21,11 @@ MAX_PLAN_DEPTH = 3
 MAX_QUESTION_CHARS = 2000
 
 
-class PlanError(ValueError):
-    """A plan or plan edit is invalid; the message says what to fix."""
+class PlanError(ArborError, ValueError):
+    """A plan or plan edit is invalid; the message (its `user_message`) says what to fix.
+
+    Still a `ValueError`, for callers that catch that.
+    """
 
 
 def branch_id(index: int, parent_id: str | None = None) -> str:

@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
 
-from research_core.gates import ReviewCancel, ReviewPayload, parse_review_answer
+from research_core.configuration import RunConfig
+from research_core.gates import (
+    ReviewAnswer,
+    ReviewCancel,
+    ReviewPayload,
+    answer_from_resume,
+    ask_until_valid,
+    parse_review_answer,
+)
 from research_core.planning.budget import plan_budget
 from research_core.planning.decompose import plan_to_branches
-from research_core.planning.plan import PlanError
 from research_core.schemas import LogEntry, Plan, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -47,20 +53,24 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
     ).model_dump()
 
 
+def read_review(answer: Any, state: ResearchState, config: RunConfig | None) -> ReviewAnswer:
+    """The review gate's typed answer as it arrives: an edited plan was validated where it was typed,
+    so it is not validated again; a word or an older dict is read (and its plan validated) here."""
+    return answer_from_resume(
+        "review", answer, lambda value: parse_review_answer(value, state["question"], state.get("strategy"), config)
+    )
+
+
 def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Pause with the plan until the user approves it (possibly edited); refuse invalid edits."""
     config = runtime.context.config
     if config.auto_approve:
         entry = LogEntry(node="review_plan", message="Plan approved automatically.")
         return {"log": [entry.model_dump()]}
-    error: str | None = None
-    while True:
-        answer = interrupt(review_payload(state, runtime.context, error))
-        try:
-            parsed = parse_review_answer(answer, state["question"], state.get("strategy"), config)
-            break
-        except PlanError as exc:
-            error = str(exc)
+    parsed = ask_until_valid(
+        lambda error: review_payload(state, runtime.context, error),
+        lambda answer: read_review(answer, state, config),
+    )
     if isinstance(parsed, ReviewCancel):
         entry = LogEntry(node="review_plan", message="The user cancelled the run at plan review.")
         return {"stop_requested": True, "status": "cancelled", "log": [entry.model_dump()]}

@@ -200,8 +200,10 @@ class Runner:
     def resume(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> RunSnapshot:
         """Continue a run: answer its open gate, or pick up after a crash or failure.
 
-        `answer` is the gate's typed answer (`research_core.gates`), or a plain string or dict as
-        older callers send; a typed answer goes into the checkpoint as plain JSON.
+        `answer` is the gate's typed answer (`research_core.gates`), built and checked where it was
+        typed; it is passed on as it is and crosses the checkpoint once, as `plain_answer(answer)`,
+        which the gate reads back into the model. A plain string or dict, as older callers send, is
+        read by the gate's parser at the gate.
         """
         return self._resume(run_id, answer, claimed=False)
 
