@@ -128,8 +128,10 @@ def research_tasks(
         research_ids + synthesize,
         caps.iterations_left,
     )
+    left = {bid: allocation_left(p.branches[bid]) for bid in research_ids}
+    left.update({bid: min(left[bid], n) for bid, n in limits.items() if bid in left})
     allotments = chain_allotments(
-        {bid: min(allocation_left(p.branches[bid]), limits.get(bid, caps.cap)) for bid in research_ids},
+        left,
         caps.iterations_left,
         p.config.max_total_cost_usd - caps.spent - caps.reservation,
         segment=segment_length([p.branches[bid] for bid in research_ids]) if others_wait else None,
