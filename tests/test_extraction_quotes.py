@@ -186,3 +186,21 @@ def test_pointers_and_api_headers_are_not_offered_as_sentences():
     assert [s.text for s in number_sentences([passage])] == [
         "Read Committed is the default isolation level in PostgreSQL."
     ]
+
+
+def test_the_few_hundred_characters_a_small_model_sees_are_statements_not_the_page_menu():
+    from research_core.research.quotes import statements_of
+    from research_core.text.windows import best_window
+
+    question = "What are window functions, and does SQLite support the OVER clause?"
+    menu = ["Small. Fast. Reliable.", "Choose any three.", "Home", "Menu", "About", "Documentation", "Download"]
+    contents = ["Window Functions", "► Table Of Contents", "1. Introduction to Window Functions"]
+    contents += ["2. Aggregate Window Functions", "2.1. The PARTITION BY Clause", "3. Built-in Window Functions"]
+    page = "\n\n".join([*menu, *contents]) + (
+        "\n\nA window function is an SQL function where the input values are taken from a window of rows. "
+        "Window functions are distinguished from other SQL functions by the presence of an OVER clause."
+    )
+    assert "Table Of Contents" in best_window(page, question, 350)  # the menu shares the question's words
+    shown = best_window(statements_of(page), question, 350)
+    assert "A window function is an SQL function" in shown and "OVER clause" in shown
+    assert "Table Of Contents" not in shown and "Aggregate Window Functions" not in shown

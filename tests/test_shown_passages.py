@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from research_core.research.first_queries import fresh_queries
-from research_core.research.shown_passages import not_shown_before
+from research_core.research.shown_passages import further_passages, not_shown_before
 from research_core.schemas import Source
 from research_core.search.library import DocumentLibrary
 from tests.conftest import config, make_runner
@@ -65,3 +65,33 @@ def test_a_branch_that_keeps_finding_the_same_page_reads_it_once_and_searches_ne
     assert any("already read" in e.message for e in result.log)
     searched = [e.message for e in result.log if e.kind == "search"]
     assert len(set(searched)) == len(searched), searched  # no query searched twice
+
+
+def test_a_library_page_read_once_offers_its_next_passage_instead_of_nothing(tmp_path) -> None:
+    # a page longer than one passage: the search finds its best passage at every query; the branch
+    # that has read it is shown the next one, then the one after, and nothing it has read again
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    paragraphs = [
+        f"Paragraph {n}: in SQLite, write-ahead logging (WAL) {fact}. " + "Filler words about the page. " * 30
+        for n, fact in enumerate(
+            [
+                "appends changes to a separate WAL file",
+                "lets readers continue while a writer commits",
+                "moves content back into the database at a checkpoint",
+            ]
+        )
+    ]
+    library.add_text("wal.md", "# Write-Ahead Logging\n\n" + "\n\n".join(paragraphs), kind="md")
+    [best] = library.search(QUESTION, 5)
+    shown_texts, shown = [best.snippet], not_shown_before([best], [], QUESTION, 2000)[1]
+    for _ in range(2):
+        _, _, skipped = not_shown_before([best], shown, QUESTION, 2000)
+        further, keys = further_passages(skipped, [library], QUESTION, shown, 2000)
+        assert len(further) == 1 and further[0].snippet not in shown_texts
+        shown_texts.append(further[0].snippet)
+        shown += keys
+    _, _, skipped = not_shown_before([best], shown, QUESTION, 2000)
+    assert further_passages(skipped, [library], QUESTION, shown, 2000) == ([], [])
+    assert all(
+        any(fact in text for text in shown_texts) for fact in ("separate WAL file", "readers continue", "checkpoint")
+    )

@@ -29,6 +29,7 @@ from research_core.research.quotes import (
     number_sentences,
     quote_text,
     runs_of,
+    statements_of,
 )
 from research_core.schemas import ExtractedFinding, Finding, FindingsOutput, LogEntry, Source, SubQuestion, stable_id
 from research_core.services import Services
@@ -160,7 +161,7 @@ def extract_findings(
     Returns (findings, the sources they cite, {"costs", "log"}).
     """
     focus = topic or branch.question_text
-    passages = [best_window(s.snippet, focus, chars) for s in sources]
+    passages = [best_window(statements_of(s.snippet), focus, chars) for s in sources]
     sentences = number_sentences(passages)
     system, user = render_prompt(
         "extract_findings", sub_question=research_focus(branch), sources=listing(sources, passages, sentences)

@@ -94,20 +94,31 @@ _POINTER = re.compile(
     r"refer to|cf\.)\b|\b(?:are|is) (?:described|listed|shown) in (?:table|section|chapter|figure) [\w.]+\.?$",
     re.IGNORECASE,
 )
+# a title-case line without a full stop: a heading ("Aggregate Window Functions", "Introduction to WAL")
+_HEADING = re.compile(r"^(?:[\d.]+\s+)?(?:[A-Z►][\w'-]*)(?:\s+(?:[A-Z][\w'-]*|a|an|the|of|to|and|or|in|on|for|with))*$")
 # an API entry's header: "Class: Worker# Added in: v10.5.0 Extends: <EventEmitter>"
 _API_HEADER = re.compile(r"\b(?:Added in|Extends|Stability|Deprecated since|Compatibility):\s")
 
 
 def states_nothing(sentence: str) -> bool:
-    """A heading, a menu, a fragment under `MIN_QUOTE_WORDS` words, a pointer to another place
-    ("See server.setTimeout()", "... are described in Table 13.1") or an API entry's header:
-    none of them is a fact to quote."""
+    """A heading (title case, no full stop), a menu, a fragment under `MIN_QUOTE_WORDS` words, a
+    pointer to another place ("See server.setTimeout()", "... are described in Table 13.1") or an
+    API entry's header: none of them is a fact to quote."""
     if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS or looks_like_menu(sentence):
+        return True
+    if _HEADING.match(sentence):
         return True
     if _POINTER.search(sentence):
         return True
     headers = _API_HEADER.findall(sentence)
     return bool(headers) and len(re.findall(r"\b[a-z]{3,}\b", _API_HEADER.sub(" ", sentence))) < MENU_MIN_LOWER
+
+
+def statements_of(passage: str) -> str:
+    """The passage's sentences that state something (`states_nothing`), one per line: what a prompt
+    that shows only a few hundred characters of it should choose from. A page's menu ("Choose any
+    three. Introduction to Window Functions 2.") shares the question's words too, and won the window."""
+    return "\n".join(s for s in split_sentences(passage) if not states_nothing(s))
 
 
 def number_sentences(passages: list[str]) -> list[NumberedSentence]:

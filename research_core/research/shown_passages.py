@@ -2,11 +2,15 @@
 
 A small model shown the same passage twice writes the same finding twice (refused as a repeat, or
 refused again as unsupported) and costs the run half a minute each time. An iteration therefore
-shows only passages this branch has not read yet; when none is left, no extraction call is made and
-the branch's next searches are reformulated.
+shows only passages this branch has not read yet. A library document whose best passage was read
+offers its next passage for the branch instead (`further_passages`): a search that finds SQLite's
+write-ahead-log page again should show more of that page, not nothing. When nothing new is left, no
+extraction call is made and the branch's next searches are reformulated.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from research_core.schemas import Source, stable_id
 from research_core.text.windows import best_window
@@ -34,3 +38,24 @@ def not_shown_before(
         fresh.append(source)
         keys.append(key)
     return fresh, keys, skipped
+
+
+def further_passages(
+    skipped: list[Source], backends: Iterable[object], focus: str, shown: list[str], chars: int
+) -> tuple[list[Source], list[str]]:
+    """(for each skipped source of a backend that reads further into a document, i.e. has
+    `passages_of(url, query)`, its best passage for `focus` the branch has not read; their keys)."""
+    readers = {getattr(b, "name", ""): b for b in backends if hasattr(b, "passages_of")}
+    seen = set(shown)
+    out: list[Source] = []
+    keys: list[str] = []
+    for source in skipped:
+        reader = readers.get(source.backend)
+        for passage in reader.passages_of(source.url, focus) if reader is not None else []:
+            key = passage_key(passage, focus, chars)
+            if key not in seen:
+                seen.add(key)
+                out.append(passage.model_copy(update={"relevance": source.relevance}))
+                keys.append(key)
+                break
+    return out, keys

@@ -19,7 +19,7 @@ from research_core.research.extraction import extract_findings
 from research_core.research.first_queries import first_queries, fresh_queries
 from research_core.research.navigation import navigation_reason
 from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts
-from research_core.research.shown_passages import not_shown_before
+from research_core.research.shown_passages import further_passages, not_shown_before
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import (
     LogEntry,
@@ -277,6 +277,10 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     sources, read_log, read_stats = read_sources(services, topic, sources, config, max_chars=chars)
     log += read_log
     sources, shown, skipped = not_shown_before(sources, branch.shown_passages, topic, chars)
+    further, further_keys = further_passages(
+        skipped, services.usable_backends(), topic, [*branch.shown_passages, *shown], chars
+    )
+    sources, shown = [*sources, *further], [*shown, *further_keys]
     if skipped:
         names = "; ".join(s.title or s.url for s in skipped[:5])
         log.append(
@@ -284,7 +288,8 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
                 node="research_step",
                 branch=branch.id,
                 kind="evidence",
-                message=f"Skipped {len(skipped)} result(s) this branch has already read: {names}",
+                message=f"Skipped {len(skipped)} result(s) this branch has already read: {names}"
+                + (f"; showing the next passage of {len(further)} of them" if further else ""),
             ).model_dump()
         )
     new_findings: list[dict] = []

@@ -45,6 +45,8 @@ logger = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 CHUNK_CHARS = min(1500, MAX_SNIPPET_CHARS)
+# passages of one document offered to a branch that has read its best one
+MAX_PASSAGES_OF_DOCUMENT = 8
 MAX_QUERY_TERMS = 32
 # A title naming every query term raises a document's score by half: bm25 over passages alone ranks
 # a long page that repeats the words above the page they are the title of. (On the benchmark's 18
@@ -740,6 +742,30 @@ class DocumentLibrary:
             logger.warning("library search failed for %r: %r", query, exc)
             raise SearchError(self.name, f"The document library could not be searched: {exc}") from exc
         return [clip_source(located_source(row, self.name)) for row in rows]
+
+    def passages_of(self, url: str, query: str, limit: int = MAX_PASSAGES_OF_DOCUMENT) -> list[Source]:
+        """The passages of the document at `url` that match `query`, best first (bm25): what a
+        branch reads next of a page whose best passage it has read already. Empty for a query in
+        a script the word index does not split (CJK) or on a database error."""
+        terms = query_terms(query)
+        if not terms or has_cjk(" ".join(terms)):
+            return []
+        try:
+            with self._read() as db:
+                rows = db.conn.execute(
+                    "SELECT d.url, d.title, c.text, c.place, bm25(library_fts) AS score FROM library_fts "
+                    "JOIN library_chunks AS c ON c.id = library_fts.rowid "
+                    "JOIN library_documents AS d ON d.id = c.doc_id "
+                    "WHERE library_fts MATCH ? AND d.url = ? ORDER BY score LIMIT ?",
+                    [word_match(terms), url.split("#", 1)[0], int(limit)],
+                ).fetchall()
+        except sqlite3.Error as exc:
+            logger.warning("library passages of %r failed: %r", url, exc)
+            return []
+        return [
+            clip_source(located_source({"url": u, "title": t, "text": x, "place": p, "relevance": 0.5}, self.name))
+            for u, t, x, p, _ in rows
+        ]
 
     def _search_rows(self, conn: sqlite3.Connection, terms: list[str], limit: int) -> list[dict[str, Any]]:
         if not has_cjk(" ".join(terms)):
