@@ -384,3 +384,24 @@ def test_a_page_title_written_as_a_sentence_is_removed():
     text = "File system | Node.js v18.20.4 Documentation [[src:fs]]."
     out = _ground_on(text, {"fs": FS_PAGE}, FS_QUOTES, ("Node.js",), "How does Node.js read files?")
     assert out.text == "" and "title" in out.reasons[0]
+
+
+def test_a_leaning_sentence_that_fuses_another_directives_quote_is_removed():
+    # the model wrote the KeepAliveTimeout answer, then "this setting" with HostnameLookups' DNS latency
+    quotes = {
+        "t": [
+            "Prior to Apache 1.3, HostnameLookups defaulted to On. This adds latency to every request because "
+            "it requires a DNS lookup to complete before the request is finished. In Apache 1.3 this setting "
+            "defaults to Off.",
+            "The default KeepAliveTimeout of 5 seconds attempts to minimize this effect. The tradeoff here is "
+            "between network bandwidth and server resources.",
+        ]
+    }
+    text = (
+        "The default KeepAliveTimeout of the Apache HTTP Server is 5 seconds [[src:t]]. This setting attempts to "
+        "minimize latency by reducing the number of DNS lookups required for each request, which can be costly "
+        "in terms of network bandwidth and server resources [[src:t]]."
+    )
+    out = _ground_on(text, {"t": APACHE_TUNING}, quotes, ("Apache",), "What is the default KeepAliveTimeout?")
+    assert "5 seconds" in out.text and "DNS" not in out.text
+    assert "HostnameLookups" in out.reasons[0]

@@ -204,3 +204,13 @@ def test_the_few_hundred_characters_a_small_model_sees_are_statements_not_the_pa
     shown = best_window(statements_of(page), question, 350)
     assert "A window function is an SQL function" in shown and "OVER clause" in shown
     assert "Table Of Contents" not in shown and "Aggregate Window Functions" not in shown
+
+
+def test_a_leaning_quote_finds_its_antecedent_in_the_page_when_the_prompt_showed_only_it():
+    page = (
+        "Prior to Apache 1.3, HostnameLookups defaulted to On. This adds latency to every request "
+        "because it requires a DNS lookup. In Apache 1.3 this setting defaults to Off."
+    )
+    shown = number_sentences(["This adds latency to every request because it requires a DNS lookup."])
+    [run] = runs_of([1], shown, [page])
+    assert " ".join(s.text for s in run).startswith("Prior to Apache 1.3, HostnameLookups defaulted to On.")

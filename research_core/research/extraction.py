@@ -98,11 +98,12 @@ def _without_names(quote: str, focus: str) -> str:
 
 
 def picked_quotes(
-    item: ExtractedFinding, sentences: list[NumberedSentence], count: int
+    item: ExtractedFinding, sentences: list[NumberedSentence], count: int, pages: list[str] | None = None
 ) -> tuple[list[tuple[str, list[NumberedSentence]]], list[str]]:
-    """[(finding text, quoted run)] for one answer item, and why parts of it were refused."""
+    """[(finding text, quoted run)] for one answer item, and why parts of it were refused (`pages`:
+    each source's whole passage, where a quote finds the sentence it leans on)."""
     if item.sentences:
-        runs = runs_of(item.sentences, sentences)
+        runs = runs_of(item.sentences, sentences, pages)
         if runs:
             return [(quote_text(run), run) for run in runs], []
         return [], [f"picked no sentence shown ({item.sentences[:5]})"]
@@ -184,7 +185,7 @@ def extract_findings(
     cited: dict[str, Source] = {}
     refused: list[str] = []
     for item in out.findings:
-        quoted, why = picked_quotes(item, sentences, len(sources))
+        quoted, why = picked_quotes(item, sentences, len(sources), [s.snippet for s in sources])
         refused += why
         for text, run in quoted:
             source = sources[run[0].source]

@@ -143,7 +143,9 @@ def listing(sources: list[Source], passages: list[str], sentences: list[Numbered
     return "\n\n".join(blocks)
 
 
-def runs_of(numbers: list[int], sentences: list[NumberedSentence]) -> list[list[NumberedSentence]]:
+def runs_of(
+    numbers: list[int], sentences: list[NumberedSentence], pages: list[str] | None = None
+) -> list[list[NumberedSentence]]:
     """The picked sentences grouped into runs of neighbours from one source, each at most
     `MAX_QUOTE_SENTENCES` long (one more when the first leans on its antecedent: `with_antecedents`);
     unknown numbers are ignored."""
@@ -162,28 +164,41 @@ def runs_of(numbers: list[int], sentences: list[NumberedSentence]) -> list[list[
             runs[-1].append(sentence)
         else:
             runs.append([sentence])
-    return with_antecedents(runs, sentences)
+    return with_antecedents(runs, sentences, pages)
 
 
 def with_antecedents(
-    runs: list[list[NumberedSentence]], sentences: list[NumberedSentence]
+    runs: list[list[NumberedSentence]], sentences: list[NumberedSentence], pages: list[str] | None = None
 ) -> list[list[NumberedSentence]]:
     """Each run whose first sentence leans on the one before (`text.anaphora`: "In Apache 1.3 this
     setting defaults to Off.") starts one sentence earlier, so the quote names what it is about
-    (when the quote still fits `MAX_QUOTE_CHARS`)."""
+    (when the quote still fits `MAX_QUOTE_CHARS`). The sentence before is the one shown before it,
+    or, when the prompt showed none, the one before it in its source's whole passage (`pages`, one
+    per source: the prompt shows a few hundred characters of each)."""
     by_number = {s.number: s for s in sentences}
     out = []
     for run in runs:
-        before = by_number.get(run[0].number - 1)
+        first = run[0]
+        before = by_number.get(first.number - 1)
+        if (before is None or before.source != first.source) and pages is not None and first.source < len(pages):
+            before = _sentence_before(first, pages[first.source])
         if (
             before is not None
-            and before.source == run[0].source
-            and leans_back(run[0].text)
+            and before.source == first.source
+            and leans_back(first.text)
             and len(quote_text([before, *run])) == len(" ".join(s.text for s in [before, *run]))
         ):
             run = [before, *run]
         out.append(run)
     return out
+
+
+def _sentence_before(sentence: NumberedSentence, page: str) -> NumberedSentence | None:
+    """The statement before `sentence` in its source's whole passage, or None."""
+    lines = statements_of(page).splitlines()
+    if sentence.text in lines[1:]:
+        return NumberedSentence(0, sentence.source, lines[lines.index(sentence.text) - 1])
+    return None
 
 
 def quote_text(run: list[NumberedSentence]) -> str:

@@ -107,27 +107,42 @@ _PASSAGE_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable[str], before: str = "") -> str | None:
-    """Rule 4: the name of the function the quote holding most of `clause` is about, when the clause
-    names another one instead, or leans back (`sentence` opens "This setting ...") on text (`before`)
-    that does not name it; else None."""
+    """Rule 4: why `clause` moved a fact from the function its quote is about, or None.
+
+    The clause names a function the quote holding most of it does not, and that quote names
+    another; or the sentence leans back ("This setting ...") and a quote holding a good part of
+    it (`LEANING_UNIT_SHARE`) names a function that neither it nor the text before it (`before`) names.
+    """
     skip = {n.lower() for n in names}
     for evidence in pool:
         skip |= {t.lower() for t in code_names(evidence.title)}
-    units = [u for e in pool for u in e.units]
-    if not units:
-        return None
-    share, best = max((support_share(clause, u), u) for u in units)
-    if share < SUPPORT_BAR:
-        return None
-    theirs = sorted(t for t in code_names(best) if t.lower() not in skip)
-    if not theirs or any(term_in(t, sentence) for t in theirs):
-        return None
+    ranked = sorted(((support_share(clause, u), u) for e in pool for u in e.units), reverse=True)
+
+    def theirs(unit: str) -> list[str]:
+        return sorted(t for t in code_names(unit) if t.lower() not in skip)
+
     mine = [t for t in code_names(clause) if t.lower() not in skip]
-    if mine and not any(term_in(t, best) for t in mine):
-        return f"its source says this of {theirs[0]}, not {mine[0]}"
-    if not mine and leans_back(sentence) and not any(term_in(t, before) for t in theirs):
-        return f"its source says this of {theirs[0]}, which the text before it does not name"
+    if mine:
+        if not ranked or ranked[0][0] < SUPPORT_BAR:
+            return None
+        best = ranked[0][1]
+        other = theirs(best)
+        if other and not any(term_in(t, sentence) for t in other) and not any(term_in(t, best) for t in mine):
+            return f"its source says this of {other[0]}, not {mine[0]}"
+        return None
+    if not leans_back(sentence):
+        return None
+    for share, unit in ranked:
+        if share < LEANING_UNIT_SHARE:
+            break
+        other = theirs(unit)
+        if other and not any(term_in(t, f"{sentence} {before}") for t in other):
+            return f"its source says this of {other[0]}, which the text before it does not name"
     return None
+
+
+# the share of a leaning sentence's words a quote must hold to be one it retells
+LEANING_UNIT_SHARE = 0.25
 
 
 def question_subjects(*questions: str) -> tuple[str, ...]:
