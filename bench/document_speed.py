@@ -33,8 +33,9 @@ from pathlib import Path
 import lxml.etree
 import lxml.html
 
+from research_core.documents.html_text import html_to_text
 from research_core.schemas import CostTotals, Finding, RunResult, Source, SubQuestion, SynthesisSummary
-from research_core.search.library import DocumentLibrary, html_to_text
+from research_core.search.library import DocumentLibrary
 
 MANUALS = {
     "PostgreSQL 15": (Path("/usr/share/doc/postgresql-doc-15/html"), "//div[@class='navheader' or @class='navfooter']"),

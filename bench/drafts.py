@@ -30,9 +30,9 @@ from typing import Any
 
 from bench.judge_pairs import cited_numbers
 from bench.research_quality import statements
-from research_core.research.evidence import support_share
 from research_core.synthesis import grounding, meta, synthesize
 from research_core.synthesis.claim_check import question_subjects
+from research_core.text.support import support_share
 
 _MARKER = re.compile(r"\[\[src:([^\]]+)\]\]")
 _NUMBER = re.compile(r"\[\d+(?:,\s*\d+)*\]")

@@ -17,7 +17,7 @@ import annotated_types
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from research_core.net.credentials import remember
-from research_core.output.sanitize import strip_url_secrets
+from research_core.text.sanitize import strip_url_secrets
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,11 @@
-"""Code shape: no function over 80 lines and no module over 400 lines in the engine, the UI and the pages.
+"""Code shape: no function over 80 lines and no module over 400 lines in the engine, the UI and the pages,
+and shared leaves (text helpers, sanitising, document parsing, support measures) at the bottom.
 
 A long function that decides many things is a sequence of named steps waiting to be written; a
 long module holds several concepts. What is still over a limit is listed in `ALLOWED` with the
 reason, and an entry that no longer is must go. `python -m tests.test_code_shape` lists every
-function and module over the limits.
+function and module over the limits. A package does not import a sibling for a helper: the
+leaves it needs live in `research_core/text` or `research_core/documents`, which import nothing above them.
 """
 
 from __future__ import annotations
@@ -20,8 +22,15 @@ MAX_MODULE_LINES = 400
 ALLOWED: dict[str, str] = {
     "research_core/llm/local_model.py": "the model's assembly and its llama.cpp server, one module; not split here",
     "research_core/output/export.py": "Markdown, HTML and JSON exports in one module; not split here",
-    "research_core/search/library.py": "document parsing, chunking and the FTS5 index in one module; not split here",
+    "research_core/search/library.py": "DocumentLibrary's storage and FTS5 search in one class; not split here",
     "research_core/research/step.py::research_step": "another change is reworking research steps",
+}
+
+
+# A leaf package: the research_core packages its modules may import (its own included).
+LEAVES: dict[str, tuple[str, ...]] = {
+    "research_core/text": ("research_core.text",),
+    "research_core/documents": ("research_core.documents", "research_core.text"),
 }
 
 
@@ -77,6 +86,51 @@ def test_the_allow_list_names_only_what_is_still_over_the_limits() -> None:
 def test_functions_are_measured_from_def_to_last_line_with_their_class() -> None:
     tree = ast.parse("class A:\n    def f(self):\n        def g():\n            pass\n        return g\n")
     assert long_functions(tree) == [("A.f", 4), ("A.f.g", 2)]
+
+
+def imported(path: Path) -> set[str]:
+    """Every module `path` imports (a `from a import b` counts as `a` and `a.b`), nested imports included."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def imports_under(package: str, prefix: str) -> dict[str, list[str]]:
+    """The modules of `package` (a folder, or one .py file) that import `prefix` or a module under it."""
+    root = ROOT / package
+    paths = [root] if root.suffix == ".py" else sorted(root.rglob("*.py"))
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        hits = sorted(n for n in imported(path) if n == prefix or n.startswith(f"{prefix}."))
+        if hits:
+            found[path.relative_to(ROOT).as_posix()] = hits
+    return found
+
+
+def test_shared_leaves_import_no_package_above_them() -> None:
+    for package, allowed in LEAVES.items():
+        upward = {
+            module: [n for n in names if not any(n == a or n.startswith(f"{a}.") for a in allowed)]
+            for module, names in imports_under(package, "research_core").items()
+        }
+        assert not {m: n for m, n in upward.items() if n}, f"{package} imports above itself: {upward}"
+
+
+def test_packages_take_their_helpers_from_the_leaves_not_from_a_sibling() -> None:
+    assert not imports_under("research_core/configuration.py", "research_core.output")
+    assert not imports_under("research_core/synthesis", "research_core.research.evidence")
+    assert not imports_under("research_core/sources", "research_core.search.library")
+
+
+def test_an_import_is_read_with_the_names_it_takes(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("import a.b\nfrom c import d\n\ndef f():\n    from e.f import g\n", encoding="utf-8")
+    assert imported(module) == {"a.b", "c", "c.d", "e.f", "e.f.g"}
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ def refusal(name: str, data: bytes) -> tuple[str, float, int]:
     start = time.monotonic()
     try:
         with pytest.raises(LibraryError) as caught:
-            from research_core.search.library import parse_document
+            from research_core.documents.parsing import parse_document
 
             parse_document(name, data)
     finally:
@@ -156,7 +156,7 @@ def test_the_time_limit_stops_reading_and_keeps_what_was_read(monkeypatch) -> No
     monkeypatch.setattr(limits, "READ_TIME_S", 0.0)
     rows = [["n", "word"]] + [[n, f"word{n}"] for n in range(2000)]
     with pytest.raises(LibraryError, match=r"has no text to add|indexed in part"):
-        from research_core.search.library import parse_document
+        from research_core.documents.parsing import parse_document
 
         parse_document("big.xlsx", xlsx_file({"Data": rows}))
 

@@ -9,8 +9,9 @@ import sqlite3
 
 import pytest
 
+from research_core.documents.parsing import parse_document
 from research_core.output.export import to_markdown
-from research_core.search.library import DocumentLibrary, parse_document
+from research_core.search.library import DocumentLibrary
 from tests.conftest import DOCUMENTS
 from tests.office_files import docx_file, pdf_file, pptx_file, xlsx_file
 from tests.test_app_pages import QUESTION, app, no_exception, open_page, run_config, runner_for, texts

@@ -12,9 +12,10 @@ import unicodedata
 import pytest
 
 from research_core.cli.main import main
+from research_core.documents.parsing import MAX_FILE_BYTES
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import MAX_QUESTION_CHARS
-from research_core.search.library import MAX_FILE_BYTES, DocumentLibrary, LibraryError
+from research_core.search.library import DocumentLibrary, LibraryError
 from tests.conftest import config
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from research_core.output.sanitize import (
+from research_core.text.sanitize import (
     clean_llm_markdown,
     escape_markdown,
     redact_secrets,

@@ -9,16 +9,10 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
+from research_core.documents.html_text import html_to_text
+from research_core.documents.parsing import CHUNK_CHARS, MAX_FILE_BYTES, markdown_title, split_chunks
 from research_core.search.base import MAX_SNIPPET_CHARS, SearchBackend, SearchError
-from research_core.search.library import (
-    CHUNK_CHARS,
-    MAX_FILE_BYTES,
-    DocumentLibrary,
-    LibraryError,
-    html_to_text,
-    markdown_title,
-    split_chunks,
-)
+from research_core.search.library import DocumentLibrary, LibraryError
 from research_core.search.registry import EMPTY_LIBRARY_MESSAGE, check_backend
 from tests.fakes.pdf_file import assemble_pdf
 

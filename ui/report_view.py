@@ -25,10 +25,10 @@ from research_core.output.export import (
     export_result,
 )
 from research_core.output.quotes import QuotesBySource, citation_hover, quotes_by_source, result_findings
-from research_core.output.sanitize import safe_link
 from research_core.schemas import RunResult, Source
 from research_core.text.citations import markers_to_numbered
 from research_core.text.markdown_fences import scan_fences
+from research_core.text.sanitize import safe_link
 from ui import sources_view, widgets
 from ui.widgets import esc
 

@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from research_core.output.sanitize import redact_data
 from research_core.runs.snapshot import RunSnapshot
 from research_core.schemas import FINAL_STATUSES
+from research_core.text.sanitize import redact_data
 from ui import charts, widgets
 
 # What a page shows of a snapshot; the open gate's payload stays as is, because answers are built

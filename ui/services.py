@@ -30,12 +30,12 @@ from research_core.configuration import OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.db import default_db_path
 from research_core.errors import ArborError
 from research_core.llm import local_model
-from research_core.output.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.runs.compare import CompareJobs
 from research_core.runs.heap import freeze_startup_heap
 from research_core.runs.runner import Runner
 from research_core.search import registry
 from research_core.search.library import DocumentLibrary
+from research_core.text.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from ui.settings_store import AppSettings, load_settings
 
 logger = logging.getLogger(__name__)

@@ -18,10 +18,10 @@ from typing import Any
 import streamlit as st
 
 from research_core.output.quotes import finding_quote, quote_markdown
-from research_core.output.sanitize import clean_llm_markdown, escape_markdown, redact_secrets, safe_link
 from research_core.sources.labels import reading_label, reasons_text
 from research_core.text.citations import cited_source_ids, global_numbering, markers_to_numbered
 from research_core.text.markdown_fences import scan_fences
+from research_core.text.sanitize import clean_llm_markdown, escape_markdown, redact_secrets, safe_link
 from research_core.tree import BranchTree
 
 RUN_STATUS: dict[str, tuple[str, str, str]] = {

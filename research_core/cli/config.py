@@ -17,10 +17,10 @@ from research_core.cli.errors import CliError
 from research_core.cli.options import field_error
 from research_core.cli.output import report_progress
 from research_core.configuration import LLMSettings, RunConfig, build_run_config, resolve_llm_settings
-from research_core.output.sanitize import strip_url_secrets
 from research_core.runs.heap import freeze_startup_heap
 from research_core.runs.runner import Runner
 from research_core.search.registry import parse_backend_names, searxng_url_from
+from research_core.text.sanitize import strip_url_secrets
 
 
 def set_values(pairs: list[str]) -> dict[str, Any]:

@@ -30,9 +30,9 @@ from research_core.configuration import LLMSettings, RunConfig
 from research_core.errors import ArborError
 from research_core.llm.client import allow_new_calls, stop_new_calls
 from research_core.net.transfer import allow_transfers, stop_transfers
-from research_core.output.sanitize import strip_url_secrets_in_text
 from research_core.runs.errors import RunError
 from research_core.runs.runner import Runner
+from research_core.text.sanitize import strip_url_secrets_in_text
 
 Command = Callable[[argparse.Namespace, Runner, RunConfig | None], int]
 COMMANDS: dict[str, Command] = {

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from research_core.output.sanitize import redact_secrets, strip_terminal_escapes, strip_url_secrets_in_text
+from research_core.text.sanitize import redact_secrets, strip_terminal_escapes, strip_url_secrets_in_text
 
 
 def clean_for_terminal(text: str) -> str:

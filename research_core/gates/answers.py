@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from research_core.output.sanitize import strip_control_chars
 from research_core.planning.plan import PlanError, as_priority
 from research_core.schemas import Plan
+from research_core.text.sanitize import strip_control_chars
 
 GateKind = Literal["review", "step", "revision", "drill_down"]
 GATE_KINDS: tuple[str, ...] = get_args(GateKind)

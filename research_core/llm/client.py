@@ -24,8 +24,8 @@ from pydantic import BaseModel, ValidationError
 from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.errors import ArborError
 from research_core.llm.costs import call_cost, price_for, price_known
-from research_core.output.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from research_core.schemas import CostEntry
+from research_core.text.sanitize import strip_url_secrets, strip_url_secrets_in_text
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import threading
 
-from research_core.output.sanitize import strip_url_secrets
+from research_core.text.sanitize import strip_url_secrets
 
 CREDENTIAL_ENV = ("ARBOR_SEARXNG_URL",)
 

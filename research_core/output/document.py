@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from research_core.output.export import MIME_TYPES, html_page, markdown_html
-from research_core.output.sanitize import redact_secrets
+from research_core.text.sanitize import redact_secrets
 
 DocumentFormat = Literal["md", "html", "pdf", "docx"]
 DOCUMENT_FORMATS: tuple[DocumentFormat, ...] = ("md", "html", "pdf", "docx")

@@ -35,7 +35,10 @@ from research_core.output.quotes import (
     quotes_json,
     result_findings,
 )
-from research_core.output.sanitize import (
+from research_core.schemas import RunResult, Source
+from research_core.sources.labels import reading_label
+from research_core.text.markdown_fences import scan_fences
+from research_core.text.sanitize import (
     clean_llm_markdown,
     escape_markdown,
     redact_data,
@@ -44,9 +47,6 @@ from research_core.output.sanitize import (
     safe_url,
     strip_control_chars,
 )
-from research_core.schemas import RunResult, Source
-from research_core.sources.labels import reading_label
-from research_core.text.markdown_fences import scan_fences
 from research_core.tree import BranchTree
 
 logger = logging.getLogger(__name__)

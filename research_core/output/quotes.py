@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from research_core.output.sanitize import escape_markdown, safe_link, safe_url
 from research_core.schemas import RunResult
+from research_core.text.sanitize import escape_markdown, safe_link, safe_url
 
 QUOTE_CHARS = 300  # a quote shown in a tooltip or a sources list is clipped to this
 HOVER_QUOTES = 2  # a citation's tooltip shows at most this many quotes

@@ -9,9 +9,9 @@ from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
-from research_core.output.sanitize import strip_control_chars
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
+from research_core.text.sanitize import strip_control_chars
 from research_core.text.words import content_words
 from research_core.tree import BranchTree
 

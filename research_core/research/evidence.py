@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from research_core.planning.question_shape import subjects, topic_words
 from research_core.schemas import Source
 from research_core.text.similarity import is_near_duplicate
+from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.words import content_words, looks_english
 
 # Share of the branch question's topic words a source must contain, and at least this many of them.
 RELEVANCE_BAR = 0.25
 MIN_SHARED_TOPIC_WORDS = 2
-# Share of a claim's content words that must occur in the text that supports it.
-SUPPORT_BAR = 0.5
 DUPLICATE_BAR = 0.8
 
 
@@ -62,14 +61,6 @@ def source_relevance(question: str, source: Source) -> Verdict:
     if len(shared) < need or score < RELEVANCE_BAR:
         return Verdict(False, f"shares {len(shared)} of {len(words)} topic words", score)
     return Verdict(True, f"shares {len(shared)} of {len(words)} topic words", score)
-
-
-def support_share(claim: str, text: str) -> float:
-    """Share of the claim's content words that occur in `text` (1.0 for a claim without any)."""
-    words = content_words(claim)
-    if not words:
-        return 1.0
-    return len(words & content_words(text)) / len(words)
 
 
 def source_text(source: Source | dict) -> str:

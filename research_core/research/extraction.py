@@ -19,7 +19,7 @@ from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import subjects, topic_words
-from research_core.research.evidence import SUPPORT_BAR, duplicate_of, support_share
+from research_core.research.evidence import duplicate_of
 from research_core.research.quotes import (
     MIN_QUOTE_WORDS,
     NumberedSentence,
@@ -35,6 +35,7 @@ from research_core.schemas import ExtractedFinding, Finding, FindingsOutput, Log
 from research_core.services import Services
 from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
+from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.terms import missing_terms
 from research_core.text.windows import best_window
 from research_core.text.words import content_words, looks_english

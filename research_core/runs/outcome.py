@@ -14,7 +14,6 @@ from langgraph.types import StateSnapshot
 
 from research_core.errors import ArborError
 from research_core.llm.client import LLMError
-from research_core.output.sanitize import strip_url_secrets_in_text
 from research_core.planning.plan import PlanError
 from research_core.runs.errors import RunError
 from research_core.runs.progress import progress_totals, result_totals
@@ -22,6 +21,7 @@ from research_core.runs.result import build_result
 from research_core.runs.store import RunStore
 from research_core.schemas import utc_now
 from research_core.search.registry import UnknownBackendError
+from research_core.text.sanitize import strip_url_secrets_in_text
 
 logger = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ from typing import Any
 from langgraph.types import StateSnapshot
 
 from research_core.llm.costs import summarize_costs
-from research_core.output.sanitize import strip_url_secrets_in_text
 from research_core.runs.records import RunRecord
 from research_core.schemas import CostTotals
+from research_core.text.sanitize import strip_url_secrets_in_text
 from research_core.tree import BranchTree
 
 

@@ -6,8 +6,8 @@ import threading
 from typing import Protocol, runtime_checkable
 
 from research_core.errors import ArborError
-from research_core.output.sanitize import strip_control_chars
 from research_core.schemas import Source
+from research_core.text.sanitize import strip_control_chars
 
 # Hard bounds so a misbehaving backend cannot flood the engine or the checkpoint.
 MAX_RESULTS_PER_QUERY = 20

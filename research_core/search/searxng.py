@@ -29,10 +29,10 @@ from typing import Any
 import httpx
 
 from research_core.net.transfer import ACCEPT_DECODED, TransferError, read_body, size_label, timeout_until
-from research_core.output.sanitize import strip_url_secrets
 from research_core.schemas import Source
 from research_core.search.base import MAX_RESULTS_PER_QUERY, QueryCache, SearchError, clip_source
 from research_core.search.web import SearchTimeoutError, is_web_url, rank_relevance
+from research_core.text.sanitize import strip_url_secrets
 
 logger = logging.getLogger(__name__)
 

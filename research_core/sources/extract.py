@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from research_core.documents.html_text import html_to_text
+from research_core.documents.parsing import normalize_text
 from research_core.errors import ArborError
-from research_core.search.library import html_to_text, normalize_text
 from research_core.sources.fetch import FetchedPage
 from research_core.sources.pdf import PdfUnreadable, bounded_pdf_text
 

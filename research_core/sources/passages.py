@@ -12,7 +12,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from research_core.search.library import has_cjk, query_terms, word_match
+from research_core.text.fts_query import has_cjk, query_terms, word_match
 
 DEFAULT_PASSAGE_CHARS = 500
 MIN_PASSAGE_CHARS = 120

@@ -35,10 +35,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from research_core.planning.question_shape import subjects
-from research_core.research.evidence import SUPPORT_BAR, support_share
 from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
+from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.terms import code_names, distinctive_terms, missing_terms, term_in
 from research_core.text.words import content_words, looks_english
 

@@ -21,7 +21,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from research_core.research.evidence import SUPPORT_BAR, support_share
 from research_core.synthesis.claim_check import (
     Evidence,
     build_evidence,
@@ -32,6 +31,7 @@ from research_core.synthesis.claim_check import (
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
 from research_core.text.similarity import is_near_duplicate
+from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.terms import missing_terms
 
 _MARKER = re.compile(r"\s*\[\[src:([^\]]+)\]\]")

@@ -9,7 +9,6 @@ from langgraph.runtime import Runtime
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import LLMError
 from research_core.llm.prompts import render_prompt
-from research_core.output.sanitize import strip_terminal_escapes
 from research_core.schemas import LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -24,6 +23,7 @@ from research_core.text.citations import (
     markers_to_numbered,
     numbered_to_markers,
 )
+from research_core.text.sanitize import strip_terminal_escapes
 from research_core.tree import BranchTree
 
 

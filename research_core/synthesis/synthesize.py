@@ -14,7 +14,6 @@ from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import LLMError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import judge_hypothesis
-from research_core.research.evidence import support_share
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.synthesis.claim_check import finding_quotes, question_subjects
@@ -26,6 +25,7 @@ from research_core.text.citations import (
     markers_to_numbered,
     numbered_to_markers,
 )
+from research_core.text.support import support_share
 
 # Share of a finding's content words an answer must contain to count as stating it.
 SAID_BAR = 0.6

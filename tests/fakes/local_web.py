@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from research_core.search.library import html_to_text, query_terms, word_match
+from research_core.documents.html_text import html_to_text
+from research_core.text.fts_query import query_terms, word_match
 
 FIXTURE_PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "web"
 CONTENT_TYPES = {
