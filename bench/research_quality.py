@@ -20,8 +20,8 @@ Then, for the corpus's questions:
    question is about), statements supported / uncited in the report, aspects named, approved
    branches dropped, LLM calls, tokens, wall time.
 
-A statement is a sentence of the report of five or more words (headings, bold titles, source
-lists and "no evidence" sentences excluded). It is supported when one of the sources it cites
+A statement is a sentence of the report of five or more words (headings, bold titles, lead-ins
+ending in a colon, source lists and "no evidence" sentences excluded). It is supported when one of the sources it cites
 contains at least half of its content words anywhere in the whole indexed page, which is deliberately
 looser than the engine's own check (against the passage read) so the benchmark does not
 simply restate it.
@@ -358,6 +358,8 @@ def statements(report: str, names: tuple[str, ...] = (), question: str = "") -> 
         for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z\[*])", line):
             bare = re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence)
             if len(re.findall(r"\w+", bare)) < 5 or HEDGES.search(sentence) or BOLD_TITLE.match(bare.strip()):
+                continue
+            if bare.strip().endswith(":"):  # a lead-in: the engine checks it and gives it no citation
                 continue
             if names and is_framing(bare, names, question):
                 continue

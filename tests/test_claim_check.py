@@ -405,3 +405,39 @@ def test_a_leaning_sentence_that_fuses_another_directives_quote_is_removed():
     out = _ground_on(text, {"t": APACHE_TUNING}, quotes, ("Apache",), "What is the default KeepAliveTimeout?")
     assert "5 seconds" in out.text and "DNS" not in out.text
     assert "HostnameLookups" in out.reasons[0]
+
+
+WINDOWS_PAGE = {"title": "Window Functions", "url": "/usr/share/doc/sqlite3/windowfunctions.html", "snippet": ""}
+
+
+def test_a_fact_a_page_states_of_one_system_is_not_given_to_the_system_it_compares_with():
+    quotes = {
+        "w": [
+            "As well as aggregate window functions, SQLite features a set of built-in window functions based on "
+            "those supported by PostgreSQL."
+        ]
+    }
+    topic = "What are window functions, how does PostgreSQL support them, and does SQLite support the OVER clause?"
+    moved = (
+        "PostgreSQL supports window functions, which are a set of built-in window functions based on those "
+        "supported by PostgreSQL [[src:w]]."
+    )
+    out = _ground_on(moved, {"w": WINDOWS_PAGE}, quotes, NAMES, topic)
+    assert out.text == "" and "sqlite" in out.reasons[0]
+    right = "SQLite features a set of built-in window functions based on those supported by PostgreSQL [[src:w]]."
+    assert "[[src:w]]" in _ground_on(right, {"w": WINDOWS_PAGE}, quotes, NAMES, topic).text
+
+
+def test_a_lead_in_is_checked_and_carries_no_citation():
+    quotes = {
+        "t": ["Prior to Apache 1.3, HostnameLookups defaulted to On. In Apache 1.3 this setting defaults to Off."]
+    }
+    backed = (
+        "### HostnameLookups\n\nPrior to Apache 1.3, HostnameLookups defaulted to On, and in Apache 1.3 as follows "
+        "[[src:t]]:"
+    )
+    out = _ground_on(backed, {"t": APACHE_TUNING}, quotes, ("Apache",), "What does HostnameLookups default to?")
+    assert out.text.endswith("as follows:") and "[[src:" not in out.text and out.statements == 0
+    invented = "The manual recommends turning HostnameLookups on for several security reasons [[src:t]]:"
+    gone = _ground_on(invented, {"t": APACHE_TUNING}, quotes, ("Apache",), "What does HostnameLookups default to?")
+    assert gone.text == "" and gone.removed

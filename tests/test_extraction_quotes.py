@@ -214,3 +214,12 @@ def test_a_leaning_quote_finds_its_antecedent_in_the_page_when_the_prompt_showed
     shown = number_sentences(["This adds latency to every request because it requires a DNS lookup."])
     [run] = runs_of([1], shown, [page])
     assert " ".join(s.text for s in run).startswith("Prior to Apache 1.3, HostnameLookups defaulted to On.")
+
+
+def test_code_declarations_and_version_notes_are_not_offered_as_sentences():
+    passage = (
+        "int sqlite3_blob_close(sqlite3_blob *);\n"
+        "New in version 3.2.\n"
+        "This function closes an open BLOB handle."
+    )
+    assert [s.text for s in number_sentences([passage])] == ["This function closes an open BLOB handle."]

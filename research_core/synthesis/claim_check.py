@@ -141,6 +141,51 @@ def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable
     return None
 
 
+def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Iterable[str]) -> str | None:
+    """Rule 1 within a page: the quoted sentence holding most of `clause` is about a subject of the
+    question (`subject_of`: "As well as aggregate window functions, SQLite features built-in window
+    functions based on those supported by PostgreSQL" is about SQLite) that the sentence does not
+    name while the clause names another that the quoted sentence names too (what it compares with):
+    the clause moved the fact to that one. The subject a page's title names is not such a subject:
+    everything on the page is about it."""
+    names = list(names)
+    mine = named_in(clause, names)
+    if not mine:
+        return None
+    sentences = [p for e in pool for u in e.units for p in _PASSAGE_SENTENCE.split(u) if p.strip()]
+    if not sentences:
+        return None
+    share, best = max((support_share(clause, p), p) for p in sentences)
+    theirs = subject_of(best, names) if share >= SUPPORT_BAR else None
+    umbrella = {n for e in pool for n in named_in(e.title, names)}  # the page's own subject: all of it is about it
+    if (
+        theirs
+        and theirs not in mine
+        and theirs not in umbrella
+        and theirs not in named_in(sentence, names)
+        and set(mine) & set(named_in(best, names))
+    ):
+        return f"its source says this of {theirs}, not {mine[0]}"
+    return None
+
+
+def subject_of(sentence: str, names: Iterable[str]) -> str | None:
+    """The first subject of the question `sentence` names other than after "by", "than", "like" and
+    the like (there it is what the subject is compared with), lower-cased; None when it names none."""
+    found = []
+    for name in names:
+        for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![^\W\d_])", sentence, re.IGNORECASE):
+            found.append((match.start(), name.lower()))
+    for start, name in sorted(found):
+        if not _COMPARED_WITH.search(sentence[:start]):
+            return name
+    return None
+
+
+# a name right after one of these words is what the sentence compares its subject with
+_COMPARED_WITH = re.compile(r"\b(?:by|than|to|from|like|unlike|with|of|as|via|over|versus|vs\.?)\s+(?:the\s+)?$", re.I)
+
+
 # the share of a leaning sentence's words a quote must hold to be one it retells
 LEANING_UNIT_SHARE = 0.25
 
@@ -240,7 +285,9 @@ def check_claim(
             held = support_share(clause, pool_text)
             if side and held < SUPPORT_BAR:
                 return f"{where} holds {held:.0%} of what the sentence says of {side}"
-            moved = moved_fact(clause, bare, [evidence[sid] for sid in pool], names, before)
+            moved = moved_fact(clause, bare, [evidence[sid] for sid in pool], names, before) or other_subject(
+                clause, bare, [evidence[sid] for sid in pool], names
+            )
             if moved:
                 return moved
     conflict = polarity_conflict(bare, whole)

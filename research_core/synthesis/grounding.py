@@ -176,7 +176,9 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     """The sentence with citations its sources back (`claim_check`), or None to remove it.
 
     A framing sentence loses its citations and is not counted as a claim; an off-topic one goes; a
-    statement that repeats one already made goes without being counted. A sentence under a heading
+    statement that repeats one already made goes without being counted. A long lead-in ("The
+    manual recommends X over Y for these reasons:") is checked like a claim, and kept without a
+    citation or removed: it introduces what follows, which carries the citations. A sentence under a heading
     or label naming a subject ("### SQLite", "**SQLite:**") and naming none itself is about that subject.
     """
     bare = _MARKER.sub("", sentence).strip()
@@ -200,6 +202,9 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
         if why is None:
             out.supported += 1
             walk.seen.append(bare)
+            if bare.endswith(":"):
+                out.statements, out.supported = out.statements - 1, out.supported - 1
+                return bare  # a lead-in its sources back introduces the list after it: it carries no citation
             group = _needed(bare, group, context, walk)
             if group == cited:
                 return sentence.strip()
