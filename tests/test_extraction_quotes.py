@@ -217,9 +217,22 @@ def test_a_leaning_quote_finds_its_antecedent_in_the_page_when_the_prompt_showed
 
 
 def test_code_declarations_and_version_notes_are_not_offered_as_sentences():
-    passage = (
-        "int sqlite3_blob_close(sqlite3_blob *);\n"
-        "New in version 3.2.\n"
-        "This function closes an open BLOB handle."
-    )
+    passage = "int sqlite3_blob_close(sqlite3_blob *);\nNew in version 3.2.\nThis function closes an open BLOB handle."
     assert [s.text for s in number_sentences([passage])] == ["This function closes an open BLOB handle."]
+
+
+def test_a_quote_leaning_on_a_sentence_the_passage_does_not_hold_makes_no_finding(tmp_path):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_text(
+        "tuning.md",
+        "# DNS\n\nThis adds latency to every SQLite full-text search request because it requires a DNS lookup.",
+        kind="md",
+    )
+    library.add_text("fts5.md", FTS, kind="md")
+    with serve(ScriptedLLM()) as (url, _):
+        runner = make_runner(tmp_path, url, backends=[library])
+        snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
+    result = runner.result(snap.run_id)
+    quotes = [f["quote"] for f in result.sub_questions[0]["findings"]]
+    assert quotes and not any(q.startswith("This adds latency") for q in quotes)
+    assert any("leans on a sentence the passage does not show" in e.reasoning + e.message for e in result.log)

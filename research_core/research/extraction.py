@@ -9,6 +9,10 @@ Rules, enforced by code whatever the model answers:
 3. A quote must be about the branch: it shares a topic word (not a name) with the branch's
    question; a quote of a few words is not a fact.
 4. A finding that nearly repeats one already kept is merged into it (dropped, with a note).
+5. A quote opening on a sentence that leans on the one before ("This adds latency ...",
+   `text.anaphora`) starts with that sentence (`quotes.with_antecedents`); when the passage does
+   not hold it, the quote is refused: nobody can tell what "this" is, and a report retelling it
+   hands the fact to whatever it was writing about.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from research_core.research.quotes import (
 )
 from research_core.schemas import ExtractedFinding, Finding, FindingsOutput, LogEntry, Source, SubQuestion, stable_id
 from research_core.services import Services
+from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, support_share
@@ -192,6 +197,9 @@ def extract_findings(
             source = sources[run[0].source]
             quote = quote_text(run)
             why_not = refusal(text, quote, known_texts, focus if branch.kind == "question" else None)
+            if why_not is None and leans_back(run[0].text):
+                # with_antecedents found no sentence before it: what "this setting" is, the page does not show
+                why_not = f"leans on a sentence the passage does not show: {quote[:100]!r}"
             if why_not:
                 refused.append(why_not)
                 continue
