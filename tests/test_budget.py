@@ -143,8 +143,10 @@ def test_plan_budget_is_the_one_funding_and_estimate_of_a_plan():
     prices = ((0.15, 0.6), (2.5, 10.0))
     budget = plan_budget(config, priorities, prices)
     funding = fund_branches(8, list(priorities.values()), 2, 5)
-    assert budget.allocated == dict(zip(priorities, allocate_iterations(8, list(priorities.values()), 2, 5)))
-    assert budget.iterations == dict(zip(priorities, funding.shares))
+    assert budget.allocated == dict(
+        zip(priorities, allocate_iterations(8, list(priorities.values()), 2, 5), strict=True)
+    )
+    assert budget.iterations == dict(zip(priorities, funding.shares, strict=True))
     assert budget.unfunded == [list(priorities)[i] for i in funding.unfunded]
     assert budget.note == funding_note(funding, list(priorities), 8)
     assert budget.cost_usd == estimate_cost_range(sum(funding.shares), funding.funded, *prices)

@@ -275,4 +275,3 @@ def test_rejected_revision_proposals_count_toward_the_cap(tmp_path):
     assert snap.status == "completed", snap.error
     assert kinds.count("revision") == 1 and script.count("revise_plan") == 1
     assert {sq["id"]: sq["status"] for sq in runner.result(snap.run_id).sub_questions}["sq_003"] == "completed"
-
