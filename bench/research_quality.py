@@ -21,10 +21,10 @@ Then, for the corpus's questions:
    branches dropped, LLM calls, tokens, wall time.
 
 A statement is a sentence of the report of five or more words (headings, bold titles, lead-ins
-ending in a colon, source lists and "no evidence" sentences excluded). It is supported when one of the sources it cites
-contains at least half of its content words anywhere in the whole indexed page, which is deliberately
-looser than the engine's own check (against the passage read) so the benchmark does not
-simply restate it.
+ending in a colon, code blocks, source lists and "no evidence" sentences excluded). It is
+supported when one of the sources it cites contains at least half of its content words anywhere
+in the whole indexed page, which is deliberately looser than the engine's own check (against the
+passage read) so the benchmark does not simply restate it.
 
 With `--search web` the same runs go through the web path instead of the library: a local web on
 127.0.0.1 serves the manuals' pages and answers SearXNG-format searches over them
@@ -348,9 +348,13 @@ def statements(report: str, names: tuple[str, ...] = (), question: str = "") -> 
     (`names`), framing sentences ("X and Y differ in ...", a restatement of `question`: the engine's
     `is_framing`) are left out: they state no fact and carry no citation by design."""
     out = []
+    in_code = False
     for line in report.splitlines():
         line = line.strip()
-        if not line or line.startswith("#") or re.match(r"^(\*\*)?(sources|references)\b", line, re.IGNORECASE):
+        if line.startswith(("```", "~~~")):
+            in_code = not in_code  # a code block is checked whole by the engine and cited after it
+            continue
+        if in_code or not line or line.startswith("#") or re.match(r"^(\*\*)?(sources|references)\b", line, re.I):
             continue
         if re.match(r"^\[\d+\]\s", line):  # a source list entry
             continue
