@@ -7,7 +7,7 @@ import json
 import re
 
 from research_core.research.navigation import navigation_reason
-from research_core.research.quotes import location, number_sentences, runs_of
+from research_core.research.quotes import location, number_sentences, runs_of, statements_of
 from research_core.search.library import DocumentLibrary
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, numbered_sentences, serve
@@ -189,7 +189,6 @@ def test_pointers_and_api_headers_are_not_offered_as_sentences():
 
 
 def test_the_few_hundred_characters_a_small_model_sees_are_statements_not_the_page_menu():
-    from research_core.research.quotes import statements_of
     from research_core.text.windows import best_window
 
     question = "What are window functions, and does SQLite support the OVER clause?"
@@ -212,7 +211,7 @@ def test_a_leaning_quote_finds_its_antecedent_in_the_page_when_the_prompt_showed
         "because it requires a DNS lookup. In Apache 1.3 this setting defaults to Off."
     )
     shown = number_sentences(["This adds latency to every request because it requires a DNS lookup."])
-    [run] = runs_of([1], shown, [page])
+    [run] = runs_of([1], shown, [statements_of(page)])
     assert " ".join(s.text for s in run).startswith("Prior to Apache 1.3, HostnameLookups defaulted to On.")
 
 

@@ -107,7 +107,7 @@ def picked_quotes(
     item: ExtractedFinding, sentences: list[NumberedSentence], count: int, pages: list[str] | None = None
 ) -> tuple[list[tuple[str, list[NumberedSentence]]], list[str]]:
     """[(finding text, quoted run)] for one answer item, and why parts of it were refused (`pages`:
-    each source's whole passage, where a quote finds the sentence it leans on)."""
+    each source's statements, `quotes.statements_of`, where a quote finds the sentence it leans on)."""
     if item.sentences:
         runs = runs_of(item.sentences, sentences, pages)
         if runs:
@@ -168,7 +168,8 @@ def extract_findings(
     Returns (findings, the sources they cite, {"costs", "log"}).
     """
     focus = topic or branch.question_text
-    passages = [best_window(statements_of(s.snippet), focus, chars) for s in sources]
+    pages = [statements_of(s.snippet) for s in sources]
+    passages = [best_window(page, focus, chars) for page in pages]
     sentences = number_sentences(passages)
     system, user = render_prompt(
         "extract_findings", sub_question=research_focus(branch), sources=listing(sources, passages, sentences)
@@ -191,7 +192,7 @@ def extract_findings(
     cited: dict[str, Source] = {}
     refused: list[str] = []
     for item in out.findings:
-        quoted, why = picked_quotes(item, sentences, len(sources), [s.snippet for s in sources])
+        quoted, why = picked_quotes(item, sentences, len(sources), pages)
         refused += why
         for text, run in quoted:
             source = sources[run[0].source]

@@ -179,7 +179,7 @@ def with_antecedents(
     setting defaults to Off.") starts one sentence earlier, so the quote names what it is about
     (when the quote still fits `MAX_QUOTE_CHARS`). The sentence before is the one shown before it,
     or, when the prompt showed none, the one before it in its source's whole passage (`pages`, one
-    per source: the prompt shows a few hundred characters of each)."""
+    per source, as `statements_of` gives it: the prompt shows a few hundred characters of each)."""
     by_number = {s.number: s for s in sentences}
     out = []
     for run in runs:
@@ -199,8 +199,8 @@ def with_antecedents(
 
 
 def _sentence_before(sentence: NumberedSentence, page: str) -> NumberedSentence | None:
-    """The statement before `sentence` in its source's whole passage, or None."""
-    lines = statements_of(page).splitlines()
+    """The statement before `sentence` in its source's statements (`statements_of`), or None."""
+    lines = page.splitlines()
     if sentence.text in lines[1:]:
         return NumberedSentence(0, sentence.source, lines[lines.index(sentence.text) - 1])
     return None

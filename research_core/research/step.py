@@ -18,7 +18,7 @@ from research_core.research.evidence import source_relevance
 from research_core.research.extraction import extract_findings
 from research_core.research.first_queries import first_queries, fresh_queries
 from research_core.research.navigation import navigation_reason
-from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts
+from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts, unquoted_names
 from research_core.research.shown_passages import further_passages, not_shown_before
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import (
@@ -329,7 +329,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         config.findings_for_stop,
         config.confidence_for_stop,
         distinct_sources=len({sid for f in known + new_findings for sid in f.get("source_ids", [])}),
-        uncovered=still_missing(topic, texts),
+        uncovered=[*uncovered, *unquoted_names(topic, texts)],
     )
     if not queries and not decision.stop:
         decision = StopDecision(True, f"nothing new to search after {iteration} iterations")

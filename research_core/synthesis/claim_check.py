@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from research_core.planning.question_shape import subjects
 from research_core.text.anaphora import leans_back
-from research_core.text.names import named_in
+from research_core.text.names import mentions, named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.terms import code_names, distinctive_terms, missing_terms, term_in
@@ -172,11 +172,7 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
 def subject_of(sentence: str, names: Iterable[str]) -> str | None:
     """The first subject of the question `sentence` names other than after "by", "than", "like" and
     the like (there it is what the subject is compared with), lower-cased; None when it names none."""
-    found = []
-    for name in names:
-        for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![^\W\d_])", sentence, re.IGNORECASE):
-            found.append((match.start(), name.lower()))
-    for start, name in sorted(found):
+    for start, name in mentions(sentence, names):
         if not _COMPARED_WITH.search(sentence[:start]):
             return name
     return None

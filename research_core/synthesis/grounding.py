@@ -200,11 +200,11 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
         ):
             why = "not about the question"
         if why is None:
-            out.supported += 1
             walk.seen.append(bare)
             if bare.endswith(":"):
-                out.statements, out.supported = out.statements - 1, out.supported - 1
+                out.statements -= 1
                 return bare  # a lead-in its sources back introduces the list after it: it carries no citation
+            out.supported += 1
             group = _needed(bare, group, context, walk)
             if group == cited:
                 return sentence.strip()

@@ -15,3 +15,8 @@ def _name_pattern(name: str) -> re.Pattern[str]:
 def named_in(text: str, names: Iterable[str]) -> list[str]:
     """The names (lower-cased) that `text` mentions."""
     return [n.lower() for n in names if _name_pattern(n).search(text)]
+
+
+def mentions(text: str, names: Iterable[str]) -> list[tuple[int, str]]:
+    """Where `text` mentions each of the names: (offset, lower-cased name), in the order they stand."""
+    return sorted((m.start(), n.lower()) for n in names for m in _name_pattern(n).finditer(text))
