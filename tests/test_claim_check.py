@@ -441,3 +441,35 @@ def test_a_lead_in_is_checked_and_carries_no_citation():
     invented = "The manual recommends turning HostnameLookups on for several security reasons [[src:t]]:"
     gone = _ground_on(invented, {"t": APACHE_TUNING}, quotes, ("Apache",), "What does HostnameLookups default to?")
     assert gone.text == "" and gone.removed
+
+
+PY_SQLITE3 = {
+    "title": "sqlite3 — DB-API 2.0 interface for SQLite databases — Python 3.11.2 documentation",
+    "url": "/usr/share/doc/python3.11/html/library/sqlite3.html",
+    "snippet": "",
+}
+PY_SQLITE3_QUOTES = {
+    "py": [
+        "Use the commit() and rollback() methods to respectively commit and roll back pending transactions. "
+        "You can choose the underlying SQLite transaction behaviour with the isolation_level attribute."
+    ]
+}
+
+
+def test_a_python_method_on_pythons_page_about_sqlite_is_not_given_to_sqlite():
+    names = ("PostgreSQL", "SQLite", "Python")
+    topic = "How does SQLite isolate transactions, and how does Python's sqlite3 module control them?"
+    wrong = (
+        "SQLite handles transactions by using the commit() and rollback() methods to respectively commit and "
+        "roll back pending transactions [[src:py]]."
+    )
+    out = _ground_on(wrong, {"py": PY_SQLITE3}, PY_SQLITE3_QUOTES, names, topic)
+    assert out.text == "" and "do not say which" in out.reasons[0]
+    right = (
+        "Python's sqlite3 module uses the commit() and rollback() methods to respectively commit and roll back "
+        "pending transactions [[src:py]]."
+    )
+    out = _ground_on(right, {"py": PY_SQLITE3}, PY_SQLITE3_QUOTES, names, topic)
+    assert out.text == right and out.supported == 1
+    named = "You can choose the underlying SQLite transaction behaviour with the isolation_level attribute [[src:py]]."
+    assert _ground_on(named, {"py": PY_SQLITE3}, PY_SQLITE3_QUOTES, names, topic).text == named

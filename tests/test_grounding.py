@@ -39,7 +39,7 @@ def test_a_citation_after_the_full_stop_stays_with_its_sentence():
 
 
 def test_a_comparison_is_supported_by_its_two_sources_together():
-    text = "SQLite readers and writer versus PostgreSQL multiversion snapshots, decided differently here."
+    text = "SQLite allows many readers and one writer, while PostgreSQL uses multiversion concurrency snapshots."
     out = ground_text(text, SOURCES)
     assert out.supported == 1 and "[[src:aaa111]]" in out.text and "[[src:bbb222]]" in out.text
 
@@ -59,3 +59,56 @@ def test_a_code_block_a_source_shows_is_kept_closed_and_cited():
     out = ground_text("Reclaim disk space with a full vacuum [[src:v1]].\n```sql\nVACUUM FULL mytable;", {"v1": source})
     assert "VACUUM FULL mytable;\n```\n(code as in [[src:v1]])" in out.text
     assert out.supported == out.statements == 2
+
+
+TRANSACTION_ISOLATION = {
+    "tx": {
+        "title": "13.2. Transaction Isolation",
+        "url": "/usr/share/doc/postgresql-doc-15/html/transaction-iso.html",
+        "snippet": "",
+    }
+}
+TX_QUOTES = {
+    "tx": [
+        "Read Committed is the default isolation level in PostgreSQL. When a transaction uses this isolation "
+        "level, a SELECT query sees only data committed before the query began."
+    ]
+}
+
+
+def test_a_retelling_that_adds_what_its_quote_does_not_say_gives_way_to_the_quote():
+    # half its words are in the quote, the claim it adds ("a consistent view for all transactions") is not
+    text = (
+        "Read Committed is the default isolation level in PostgreSQL and provides a consistent view of the "
+        "database for all transactions [[src:tx]]."
+    )
+    out = ground_text(text, TRANSACTION_ISOLATION, TX_QUOTES, ("PostgreSQL",), "PostgreSQL transaction isolation")
+    assert "consistent view" not in out.text
+    assert out.text == "Read Committed is the default isolation level in PostgreSQL [[src:tx]]."
+    assert out.quoted == 1 and out.supported == 1 and out.removed == []
+
+
+def test_a_retelling_that_holds_only_two_thirds_of_its_words_and_no_quote_stands_for_is_removed():
+    # the only quote leans on a sentence before it ("This level"): it cannot stand alone
+    quotes = {"tx": ["This level is the default in PostgreSQL and sees only data committed before the query began."]}
+    text = (
+        "PostgreSQL's default level sees only data committed before the query began, giving every transaction "
+        "one consistent view [[src:tx]]."
+    )
+    out = ground_text(text, TRANSACTION_ISOLATION, quotes, ("PostgreSQL",), "PostgreSQL transaction isolation")
+    assert out.text == "" and out.quoted == 0 and len(out.removed) == 1 and "under 75%" in out.reasons[0]
+
+
+def test_a_quote_about_another_subject_does_not_stand_in_for_a_statement():
+    # the statement is about SQLite; the only quote is from PostgreSQL's page
+    text = "SQLite uses Read Committed as the default isolation level for every query [[src:tx]]."
+    out = ground_text(
+        text, TRANSACTION_ISOLATION, TX_QUOTES, ("PostgreSQL", "SQLite"), "PostgreSQL and SQLite transaction isolation"
+    )
+    assert out.text == "" and out.quoted == 0
+
+
+def test_a_version_note_copied_from_a_manual_is_not_a_statement():
+    sources = {"py": {"title": "sqlite3 — Python", "snippet": "New in version 3.2. Changed in version 3.6."}}
+    out = ground_text("- New in version 3.2 [[src:py]].", sources)
+    assert out.text == "" and out.supported == 0 and "version note" in out.reasons[0]

@@ -40,13 +40,12 @@ from research_core.services import Services
 from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
-from research_core.text.support import SUPPORT_BAR, support_share
+from research_core.text.support import SUPPORT_BAR, stems, support_share
 from research_core.text.terms import missing_terms
 from research_core.text.windows import best_window
 from research_core.text.words import content_words, looks_english
 
 # words meet on their first letters: "locking" and "locks", "concurrency" and "concurrent"
-STEM = 5
 
 
 def _written_quote(
@@ -87,7 +86,7 @@ def quote_on_topic(quote: str, focus: str) -> bool:
         return True
     if len(named_in(quote, names)) >= 2:
         return True  # a sentence setting two of the question's subjects side by side is what a comparison needs
-    return bool({w[:STEM] for w in topical} & {w[:STEM] for w in content_words(_without_names(quote, focus))})
+    return bool(stems(" ".join(topical)) & stems(_without_names(quote, focus)))
 
 
 def _without_names(quote: str, focus: str) -> str:

@@ -26,8 +26,10 @@ from research_core.synthesis.claim_check import (
     build_evidence,
     check_claim,
     is_framing,
+    is_wording,
     off_topic,
 )
+from research_core.text.anaphora import leans_back
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
 from research_core.text.similarity import is_near_duplicate
@@ -66,6 +68,7 @@ class Grounded:
     statements: int = 0
     supported: int = 0
     attached: int = 0
+    quoted: int = 0  # statements replaced by the quote they retold
     removed: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # why each removed statement went, in the same order
 
@@ -184,9 +187,9 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     bare = _MARKER.sub("", sentence).strip()
     if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
         return None
-    if _is_a_title(bare, context):
+    if _is_a_title(bare, context) or _VERSION_NOTE.match(bare):
         out.removed.append(bare)
-        out.reasons.append("a page's title, not a statement")
+        out.reasons.append("a page's title or a version note, not a statement")
         return None
     if is_framing(bare, context.names, context.topic):
         return bare
@@ -215,9 +218,67 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
             return marked
         if group == cited or reason == "no source":
             reason = why
+    if is_wording(reason) and not bare.endswith(":"):
+        quoted = _quote_instead(bare, cited or [sid for _, sid in _ranked(bare, context.texts)[:2]], context, walk)
+        if quoted is not None:
+            out.supported += 1
+            out.quoted += 1
+            walk.seen.append(_MARKER.sub("", quoted).strip())
+            return quoted
     out.removed.append(bare)
     out.reasons.append(reason)
     return None
+
+
+def _quote_instead(bare: str, cited: list[str], context: ClaimContext, walk: _Walk) -> str | None:
+    """The quoted sentence a statement retold past what it says, to stand in its place: of the
+    sentences the findings quoted from the sources it cites (or from its best two sources), the one
+    holding most of its words (at least `SUPPORT_BAR`), when that sentence says something on its
+    own (it does not lean on the one before it), comes from a source about every subject the
+    statement names, passes every check where the statement stood, and was not said already. A
+    retelling that adds "lightweight" or drops "most often" gives way to the source's own sentence.
+    """
+    names = named_in(bare, context.names)
+    ranked = sorted(
+        (
+            (support_share(bare, sentence), sid, sentence)
+            for sid in cited
+            if context.evidence[sid].quoted and all(n in context.evidence[sid].subjects for n in names)
+            for unit in context.evidence[sid].units
+            for sentence in _SENTENCE.split(" ".join(unit.split()))
+            if MIN_CLAIM_WORDS <= len(sentence.split()) <= QUOTE_INSTEAD_MAX_WORDS
+            and _is_prose(sentence)
+            and not leans_back(sentence)
+        ),
+        reverse=True,
+    )
+    for share, sid, sentence in ranked:
+        if share < SUPPORT_BAR:
+            return None
+        if is_near_duplicate(sentence, walk.seen, REPEAT_BAR) is not None:
+            continue
+        if check_claim(sentence, [sid], context.evidence, context.names, walk.implied, walk.before) is not None:
+            continue
+        if off_topic(f"{sentence} {context.evidence[sid].text}", context.topic, context.names):
+            continue
+        return _with_marker(sentence if re.search(r"[.!?。！？][\"')\]]*$", sentence) else f"{sentence}.", sid)
+    return None
+
+
+def _is_prose(sentence: str) -> bool:
+    """Most of the sentence's tokens are words, not code ("readFile(fileInfo.name, { signal }")."""
+    tokens = sentence.split()
+    return sum(1 for t in tokens if _WORD_TOKEN.match(t)) >= PROSE_SHARE * len(tokens)
+
+
+_WORD_TOKEN = re.compile(r"^[(\"']?[A-Za-z][A-Za-z'-]*[)\"',.;:!?]*$")
+PROSE_SHARE = 0.7
+
+# "New in version 3.2.": a manual's note on an entry it no longer stands beside
+_VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated)\s+in\s+version\s+[\d.]+\W*$", re.IGNORECASE)
+
+# a quote standing in for a statement is at most this long: a reader wants the sentence, not the page
+QUOTE_INSTEAD_MAX_WORDS = 40
 
 
 def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> list[str]:

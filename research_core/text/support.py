@@ -14,3 +14,21 @@ def support_share(claim: str, text: str) -> float:
     if not words:
         return 1.0
     return len(words & content_words(text)) / len(words)
+
+
+# Letters of a content word that count as its stem: "isolates" and "isolation" share "isola".
+STEM_LETTERS = 5
+
+
+def stems(text: str) -> set[str]:
+    """The stems of the text's content words (their first `STEM_LETTERS` letters)."""
+    return {w[:STEM_LETTERS] for w in content_words(text)}
+
+
+def stem_share(claim: str, text: str) -> float:
+    """Share of the claim's word stems that occur in `text` (1.0 for a claim without any): a
+    retelling that changes a word's form ("isolates" for "isolation") still counts it as held."""
+    own = stems(claim)
+    if not own:
+        return 1.0
+    return len(own & stems(text)) / len(own)
