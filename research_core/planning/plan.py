@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
+from research_core.planning.side_branches import cover_sides
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.sanitize import strip_control_chars
 from research_core.text.words import content_words
@@ -85,6 +86,12 @@ def plan_from_decomposition(question: str, output: DecompositionOutput, config: 
         warnings.append(
             f"Added {len(added)} sub-question(s) for part(s) of the question the model left out: "
             + "; ".join(repr(a) for a in added)
+        )
+    unique, sided = cover_sides(question, unique)
+    if sided:
+        warnings.append(
+            f"Added {len(sided)} sub-question(s) so each option the question compares is researched on its own: "
+            + "; ".join(repr(a) for a in sided)
         )
     if len(unique) > config.max_sub_questions:
         keep = sorted(range(len(unique)), key=lambda i: (-unique[i].priority, i))[: config.max_sub_questions]
