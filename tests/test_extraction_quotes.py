@@ -7,7 +7,7 @@ import json
 import re
 
 from research_core.research.navigation import navigation_reason
-from research_core.research.quotes import location, number_sentences, runs_of, statements_of
+from research_core.research.quotes import location, number_sentences, runs_of, statements_of, states_nothing
 from research_core.search.library import DocumentLibrary
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, numbered_sentences, serve
@@ -235,3 +235,13 @@ def test_a_quote_leaning_on_a_sentence_the_passage_does_not_hold_makes_no_findin
     quotes = [f["quote"] for f in result.sub_questions[0]["findings"]]
     assert quotes and not any(q.startswith("This adds latency") for q in quotes)
     assert any("leans on a sentence the passage does not show" in e.reasoning + e.message for e in result.log)
+
+
+def test_a_program_copied_from_a_page_is_not_offered_as_a_sentence():
+    program = (
+        "const { pipeline } = require('node:stream/promises'); const fs = require('node:fs'); "
+        "async function run() { await pipeline(fs.createReadStream('archive.tar'), fs.createWriteStream('a.gz')); }"
+    )
+    assert states_nothing(program)
+    assert not states_nothing("highWaterMark <integer> Default: 64 * 1024 sets how much a stream reads at once.")
+    assert not states_nothing("The fs.readFile() function buffers the entire file.")
