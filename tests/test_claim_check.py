@@ -434,10 +434,10 @@ def test_a_lead_in_is_checked_and_carries_no_citation():
     }
     backed = (
         "### HostnameLookups\n\nPrior to Apache 1.3, HostnameLookups defaulted to On, and in Apache 1.3 as follows "
-        "[[src:t]]:"
+        "[[src:t]]:\n\n- Off"
     )
     out = _ground_on(backed, {"t": APACHE_TUNING}, quotes, ("Apache",), "What does HostnameLookups default to?")
-    assert out.text.endswith("as follows:") and "[[src:" not in out.text and out.statements == 0
+    assert out.text.endswith("as follows:\n\n- Off") and "[[src:" not in out.text and out.statements == 0
     invented = "The manual recommends turning HostnameLookups on for several security reasons [[src:t]]:"
     gone = _ground_on(invented, {"t": APACHE_TUNING}, quotes, ("Apache",), "What does HostnameLookups default to?")
     assert gone.text == "" and gone.removed
@@ -473,3 +473,9 @@ def test_a_python_method_on_pythons_page_about_sqlite_is_not_given_to_sqlite():
     assert out.text == right and out.supported == 1
     named = "You can choose the underlying SQLite transaction behaviour with the isolation_level attribute [[src:py]]."
     assert _ground_on(named, {"py": PY_SQLITE3}, PY_SQLITE3_QUOTES, names, topic).text == named
+
+
+def test_the_result_of_a_query_is_a_claim_not_a_sentence_about_the_report():
+    sentence = 'The result of this query will return true if the document contains both "fat" and "rat".'
+    assert not is_framing(sentence, ("PostgreSQL",), "How are full-text queries written in PostgreSQL?")
+    assert is_framing("The results show how both systems differ.", ("PostgreSQL",), "")

@@ -112,3 +112,21 @@ def test_a_version_note_copied_from_a_manual_is_not_a_statement():
     sources = {"py": {"title": "sqlite3 — Python", "snippet": "New in version 3.2. Changed in version 3.6."}}
     out = ground_text("- New in version 3.2 [[src:py]].", sources)
     assert out.text == "" and out.supported == 0 and "version note" in out.reasons[0]
+
+
+def test_a_lead_in_that_leads_nowhere_and_a_broken_off_fragment_are_dropped():
+    text = (
+        "## How the parts fit together\n\n"
+        "SQLite allows many readers but only one writer at a time [[src:aaa111]]. The possible values are:\n\n"
+        "PostgreSQL uses multiversion concurrency control snapshots [[src:bbb222]].\n\n"
+        "## Conclusion\n\nThe possible values are:\n\nThe"
+    )
+    out = ground_text(text, SOURCES)
+    assert "possible values" not in out.text and not out.text.endswith("The")
+    assert "## Conclusion" not in out.text  # nothing is left under it
+    assert "one writer at a time [[src:aaa111]]." in out.text and "snapshots [[src:bbb222]]." in out.text
+
+
+def test_a_lead_in_followed_by_its_list_stays():
+    text = "The isolation levels are:\n\n- Serializable\n- Read Committed"
+    assert ground_text(text, SOURCES).text == text

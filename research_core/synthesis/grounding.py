@@ -359,12 +359,47 @@ def ground_text(
             lines.append(prefix + rebuilt)
     if block is not None:  # a block the model never closed
         lines += _ground_code(block, texts, out)
-    out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(drop_empty_scaffolding(lines))).strip()
+    out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(drop_empty_scaffolding(drop_dangling(lines)))).strip()
     return out
 
 
 _LABEL_LINE = re.compile(r"^(?:[-*+]\s+)?\*\*[^*]{1,60}\*\*\s*:?\s*$|^[^.!?\[]{1,40}:$")
 _SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s+.*|(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?\s*|(?:[-*+]\s+)?[^.!?]{1,60}:)\s*$")
+
+
+def drop_dangling(lines: list[str]) -> list[str]:
+    """`lines` without what leads nowhere: a lead-in sentence ending in a colon ("The possible
+    values for isolation_level are:") that no list, table or code block follows (grounding removed
+    the list, or the model never wrote it), and a fragment the model stopped in the middle of
+    ("The"): a line of prose under `MIN_CLAIM_WORDS` words without a full stop."""
+    kept: list[str] = []
+    fenced = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if _FENCE.match(stripped):
+            fenced = not fenced
+        if fenced or _FENCE.match(stripped) or _CITED_CODE.match(stripped):
+            kept.append(line)
+            continue
+        if not stripped or stripped.startswith(("#", "|")) or _LABEL_LINE.match(stripped) or _BULLET.match(line):
+            kept.append(line)
+            continue
+        if len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS and not re.search(r"[.!?:。！？)\]]$", stripped):
+            continue
+        if stripped.endswith(":") and not _LABEL.match(stripped):
+            after = next((x.strip() for x in lines[i + 1 :] if x.strip()), "")
+            if not _LISTED.match(after):
+                sentences = _SENTENCE.split(line.rstrip())
+                line = " ".join(sentences[:-1])
+                if not line.strip():
+                    continue
+        kept.append(line)
+    return kept
+
+
+_CITED_CODE = re.compile(r"^\(code as in (?:\[\[src:[^\]]+\]\])\)$")
+# what a lead-in introduces: a list item, a table row or a code block
+_LISTED = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|\||```|~~~)")
 
 
 def drop_empty_scaffolding(lines: list[str]) -> list[str]:
