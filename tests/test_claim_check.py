@@ -479,3 +479,10 @@ def test_the_result_of_a_query_is_a_claim_not_a_sentence_about_the_report():
     sentence = 'The result of this query will return true if the document contains both "fat" and "rat".'
     assert not is_framing(sentence, ("PostgreSQL",), "How are full-text queries written in PostgreSQL?")
     assert is_framing("The results show how both systems differ.", ("PostgreSQL",), "")
+
+
+def test_a_sentence_about_different_options_is_a_claim_not_framing():
+    names = ("PostgreSQL", "SQLite")
+    assert not is_framing("However, it can be configured with different options such as its starting value.", names)
+    assert is_framing("However, they use different mechanisms to achieve this.", names)
+    assert is_framing("PostgreSQL and SQLite differ in how they number rows.", names)

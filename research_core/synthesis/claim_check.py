@@ -49,7 +49,8 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _FRAMING = re.compile(
-    r"\b(?:differ(?:s|ent|ences?)?|compar(?:e[sd]?|ison|ing)|similar(?:ly|ities)?|"
+    r"\b(?:differ(?:s|ences?)?|different (?:from|in|ways?|approach(?:es)?|mechanisms?|models?)|"
+    r"compar(?:e[sd]?|ison|ing)|similar(?:ly|ities)?|"
     r"this (?:report|section|answer|overview)|the (?:following|sections? below|sub-answers?)|"
     r"(?:each|both) (?:has|have|offers?) (?:its|their) own|depends? on (?:your|the) (?:needs|use case|requirements)|"
     r"trade-?offs?)\b",
