@@ -478,7 +478,8 @@ def test_a_python_method_on_pythons_page_about_sqlite_is_not_given_to_sqlite():
 def test_the_result_of_a_query_is_a_claim_not_a_sentence_about_the_report():
     sentence = 'The result of this query will return true if the document contains both "fat" and "rat".'
     assert not is_framing(sentence, ("PostgreSQL",), "How are full-text queries written in PostgreSQL?")
-    assert is_framing("The results show how both systems differ.", ("PostgreSQL",), "")
+    assert not is_framing("The result will show the total sales for each product.", ("PostgreSQL",), "")
+    assert is_framing("The findings show how both systems differ.", ("PostgreSQL",), "")
 
 
 def test_a_sentence_about_different_options_is_a_claim_not_framing():

@@ -59,7 +59,7 @@ _FRAMING = re.compile(
 # a sentence about the question, the findings or the sources themselves, not about the subject
 _ABOUT_REPORT = re.compile(
     r"^\W*(?:the|this|these|our) (?:main |original |user'?s |above |following |key )?"
-    r"(?:question|findings?|research|report|results?(?!\s+of\b)|sub-answers?)\b"
+    r"(?:question|findings?|research|report|sub-answers?)\b"
     r"(?!\s+(?:\w+\s+)?(?:indicate|show|suggest|state|say|confirm)s?\s+that)|"
     r"\b(?:supported|backed|confirmed) by the (?:provided )?(?:documentation|sources?|findings?|evidence)\b",
     re.IGNORECASE,
