@@ -487,3 +487,28 @@ def test_a_sentence_about_different_options_is_a_claim_not_framing():
     assert not is_framing("However, it can be configured with different options such as its starting value.", names)
     assert is_framing("However, they use different mechanisms to achieve this.", names)
     assert is_framing("PostgreSQL and SQLite differ in how they number rows.", names)
+
+
+def test_a_sentence_about_both_systems_needs_a_source_about_each():
+    fileformat = {"title": "Database File Format", "url": "/usr/share/doc/sqlite3/fileformat.html", "snippet": ""}
+    quotes = {"ff": ["When the auto-vacuum mode is enabled, the freelist pages are moved to the end of the file."]}
+    text = (
+        "Both systems move the freelist pages to the end of the file when the auto-vacuum mode is enabled [[src:ff]]."
+    )
+    out = _ground_on(text, {"ff": fileformat}, quotes, ("PostgreSQL", "SQLite"), "auto-vacuum in PostgreSQL and SQLite")
+    assert out.text == "" and "speaks of both" in out.reasons[0]
+
+
+def test_what_a_sentence_says_of_one_side_must_be_in_that_side_s_sources():
+    # the savepoints are in PostgreSQL's tutorial, cited beside Python's page
+    sources = {
+        "py": PY_SQLITE3,
+        "pg": {"title": "3.4. Transactions", "url": "/usr/share/doc/postgresql-doc-15/html/tutorial-transactions.html"},
+    }
+    quotes = {
+        "py": ["The isolation_level attribute controls the transaction handling performed by the sqlite3 module."],
+        "pg": ["There is a lot of control possible in a transaction block through the use of savepoints."],
+    }
+    text = "Python's sqlite3 module allows control of transactions through the use of savepoints [[src:py]] [[src:pg]]."
+    out = _ground_on(text, sources, quotes, ("PostgreSQL", "SQLite", "Python"), "transactions in Python's sqlite3")
+    assert "savepoints [[src" not in out.text

@@ -245,3 +245,8 @@ def test_a_program_copied_from_a_page_is_not_offered_as_a_sentence():
     assert states_nothing(program)
     assert not states_nothing("highWaterMark <integer> Default: 64 * 1024 sets how much a stream reads at once.")
     assert not states_nothing("The fs.readFile() function buffers the entire file.")
+
+
+def test_a_breadcrumb_trail_is_not_offered_as_a_sentence():
+    assert states_nothing("Apache HTTP Server Version 2.4 Apache > HTTP Server > Documentation > Version 2.4 > Modules")
+    assert not states_nothing("The server waits 5 seconds when KeepAliveTimeout > 0 is set for a connection.")

@@ -130,3 +130,9 @@ def test_a_lead_in_that_leads_nowhere_and_a_broken_off_fragment_are_dropped():
 def test_a_lead_in_followed_by_its_list_stays():
     text = "The isolation levels are:\n\n- Serializable\n- Read Committed"
     assert ground_text(text, SOURCES).text == text
+
+
+def test_a_breadcrumb_trail_in_a_findings_list_is_not_a_statement():
+    sources = {"a": {"title": "core", "snippet": "Apache HTTP Server Version 2.4 Apache > HTTP Server > Documentation"}}
+    out = ground_text("- Apache HTTP Server Version 2.4 Apache > HTTP Server > Documentation [[src:a]]", sources)
+    assert out.text == "" and "navigation" in out.reasons[0]

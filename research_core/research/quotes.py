@@ -101,6 +101,9 @@ _NOT_PROSE = re.compile(
     r"\)\s*;\s*$|^\s*(?:(?:const|unsigned|static|struct|typedef)\s+)*(?:int|void|char|double|sqlite3\w*)\s*\**\s*\w+\s*\(|"
     r"^(?:New|Changed|Deprecated) in version [\d.]+\.?$|^(?:Added|Deprecated) in:? v?[\d.]+\.?$"
 )
+# a step of a breadcrumb trail: "Apache > HTTP Server > Documentation"
+_BREADCRUMB = re.compile(r"\s>\s")
+BREADCRUMB_STEPS = 2
 # what a line of a program has and a sentence has not: statement ends, braces, arrows, declarations
 _CODE_MARK = re.compile(r";\s|[{}]|=>|\b(?:const|let|var|import|function)\s+[\w{]|\brequire\(")
 CODE_MARKS = 3
@@ -116,6 +119,8 @@ def states_nothing(sentence: str) -> bool:
         return True
     if _HEADING.match(sentence) or _NOT_PROSE.search(sentence):
         return True
+    if len(_BREADCRUMB.findall(sentence)) >= BREADCRUMB_STEPS:
+        return True  # "Apache > HTTP Server > Documentation > Modules": where the page sits, not a fact
     if len(_CODE_MARK.findall(sentence)) >= CODE_MARKS:
         return True  # a program ("const fs = require('node:fs'); ... { signal }"), not a sentence
     if _POINTER.search(sentence):

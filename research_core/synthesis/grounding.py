@@ -187,9 +187,9 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     bare = _MARKER.sub("", sentence).strip()
     if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
         return None
-    if _is_a_title(bare, context) or _VERSION_NOTE.match(bare):
+    if _is_a_title(bare, context) or _VERSION_NOTE.match(bare) or len(_BREADCRUMB.findall(bare)) >= 2:
         out.removed.append(bare)
-        out.reasons.append("a page's title or a version note, not a statement")
+        out.reasons.append("a page's title, navigation or version note, not a statement")
         return None
     if is_framing(bare, context.names, context.topic):
         return bare
@@ -274,6 +274,8 @@ def _is_prose(sentence: str) -> bool:
 _WORD_TOKEN = re.compile(r"^[(\"']?[A-Za-z][A-Za-z'-]*[)\"',.;:!?]*$")
 PROSE_SHARE = 0.7
 
+# "Apache > HTTP Server > Documentation > Modules": a breadcrumb trail, where a page sits
+_BREADCRUMB = re.compile(r"\s>\s")
 # "New in version 3.2.": a manual's note on an entry it no longer stands beside
 _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated)\s+in\s+version\s+[\d.]+\W*$", re.IGNORECASE)
 
