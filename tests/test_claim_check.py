@@ -512,3 +512,25 @@ def test_what_a_sentence_says_of_one_side_must_be_in_that_side_s_sources():
     text = "Python's sqlite3 module allows control of transactions through the use of savepoints [[src:py]] [[src:pg]]."
     out = _ground_on(text, sources, quotes, ("PostgreSQL", "SQLite", "Python"), "transactions in Python's sqlite3")
     assert "savepoints [[src" not in out.text
+
+
+def test_a_retelling_that_gives_a_quote_to_another_named_thing_is_removed():
+    numeric = {"title": "8.1. Numeric Types", "url": "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html"}
+    quotes = {
+        "n": [
+            "The data types smallserial, serial and bigserial are not true types, but merely a notational "
+            "convenience for creating unique identifier columns."
+        ]
+    }
+    topic = "How are unique identifier columns created in PostgreSQL?"
+    moved = (
+        "The data type `numeric` is not a true type but merely a notational convenience for creating unique "
+        "identifier columns [[src:n]]."
+    )
+    out = _ground_on(moved, {"n": numeric}, quotes, ("PostgreSQL",), topic)
+    assert out.text == "" and "does not name numeric" in out.reasons[0]
+    kept = (
+        "The data types `smallserial`, `serial` and `bigserial` are not true types, but merely a notational "
+        "convenience for creating unique identifier columns [[src:n]]."
+    )
+    assert _ground_on(kept, {"n": numeric}, quotes, ("PostgreSQL",), topic).text == kept

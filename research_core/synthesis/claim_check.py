@@ -39,7 +39,7 @@ from research_core.text.anaphora import leans_back
 from research_core.text.names import mentions, named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, stem_share, stems, support_share
-from research_core.text.terms import code_names, distinctive_terms, missing_terms, term_in
+from research_core.text.terms import backticked, code_names, distinctive_terms, missing_terms, term_in
 from research_core.text.words import looks_english
 
 _MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
@@ -172,6 +172,31 @@ def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable
         if other and not any(term_in(t, f"{sentence} {before}") for t in other):
             return f"its source says this of {other[0]}, which the text before it does not name"
     return None
+
+
+def swapped_term(clause: str, pool: list[Evidence], names: Iterable[str], before: str = "") -> str | None:
+    """Rule 4 for any named thing: the clause retells one quoted sentence (`RETOLD_SHARE` of its
+    words) but gives it a code name (`numeric`, `fs.readFile()`) that sentence does not name and the
+    text before it does not either: "The data type `numeric` is not a true type but a notational
+    convenience" retells "The data types smallserial, serial and bigserial are not true types ..."."""
+    skip = {n.lower() for n in names}
+    mine = [t for t in code_names(clause) | backticked(clause) if t.lower() not in skip]
+    if not mine:
+        return None
+    sentences = [p for e in pool for u in e.units for p in _PASSAGE_SENTENCE.split(u) if p.strip()]
+    if not sentences:
+        return None
+    share, best = max((support_share(clause, p), p) for p in sentences)
+    if share < RETOLD_SHARE:
+        return None
+    for term in mine:
+        if not term_in(term, best) and not term_in(term, before):
+            return f"retells a quote that does not name {term}"
+    return None
+
+
+# share of a clause's words one quoted sentence holds for the clause to be a retelling of it
+RETOLD_SHARE = 0.6
 
 
 def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Iterable[str]) -> str | None:
@@ -331,8 +356,11 @@ def check_claim(
             held = stem_share(clause, pool_text)
             if side and len(pool) < len(cited) and held < CLAIM_BAR:
                 return f"{where} holds {held:.0%} of what the sentence says of {side}, under {CLAIM_BAR:.0%}"
-            moved = moved_fact(clause, bare, [evidence[sid] for sid in pool], names, before) or other_subject(
-                clause, bare, [evidence[sid] for sid in pool], names
+            about = [evidence[sid] for sid in pool]
+            moved = (
+                moved_fact(clause, bare, about, names, before)
+                or other_subject(clause, bare, about, names)
+                or swapped_term(clause, about, names, before)
             )
             if moved:
                 return moved

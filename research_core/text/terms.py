@@ -128,6 +128,11 @@ def _is_identifier(token: str) -> bool:
     )
 
 
+def backticked(text: str) -> set[str]:
+    """The terms `text` writes as code (between backticks)."""
+    return {m.strip() for m in _BACKTICKED.findall(text) if m.strip()}
+
+
 def distinctive_terms(text: str) -> set[str]:
     """The distinctive terms of `text` (see the module docstring), in their written case."""
     bare = _MARKER.sub(" ", text)
