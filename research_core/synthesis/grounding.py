@@ -29,6 +29,16 @@ from research_core.synthesis.claim_check import (
     is_wording,
     off_topic,
 )
+from research_core.synthesis.scaffolding import (
+    BULLET,
+    FENCE,
+    LABEL,
+    LABEL_LINE,
+    MIN_CLAIM_WORDS,
+    SENTENCE_BREAK,
+    drop_dangling,
+    drop_empty_scaffolding,
+)
 from research_core.text.anaphora import leans_back
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
@@ -37,8 +47,6 @@ from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.terms import missing_terms
 
 _MARKER = re.compile(r"\s*\[\[src:([^\]]+)\]\]")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+")
-_BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 _NOT_A_CLAIM = re.compile(
     r"no (evidence|findings|sources?|information)|not (found|covered|answered|researched)|unanswered|could not|"
     r"did not find|do(es)? not (say|cover|mention|address)|remains? (open|unanswered)|rests on (a single|one) source|"
@@ -46,16 +54,12 @@ _NOT_A_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _UNCHECKED_SECTION = re.compile(r"limitation|gap|caveat|open question|sources|references", re.IGNORECASE)
-MIN_CLAIM_WORDS = 5
 # a lead-in ending in a colon with this many words (its bold label aside) states something a source
 # must back: "The manual recommends mod_proxy_balancer over the [P] flag for several reasons:"
 LEAD_IN_CLAIM_WORDS = 8
 _LABEL_PREFIX = re.compile(r"^\*\*[^*]+\*\*\s*:?\s*")
 # a statement this similar to one already made repeats it
 REPEAT_BAR = 0.8
-_FENCE = re.compile(r"^(```|~~~)")
-# a bold label such as "**Verdict: validated** (confidence 7/10)" states no fact of its own
-_LABEL = re.compile(r"^\*\*[^*]+\*\*\s*(\([^)]*\))?\s*[.:]?$")
 # "claim. [[src:a]]" -> "claim [[src:a]]." so a citation stays with the sentence it follows
 _CITE_AFTER_STOP = re.compile(r"([.!?。！？])((?:\s*\[\[src:[0-9a-f]+\]\])+)")
 
@@ -76,7 +80,7 @@ class Grounded:
 def is_claim(sentence: str) -> bool:
     """A sentence that asserts something a source must back (see the module docstring)."""
     bare = _MARKER.sub("", sentence).strip()
-    if bare.startswith("#") or _LABEL.match(bare):
+    if bare.startswith("#") or LABEL.match(bare):
         return False
     if bare.endswith(":") and len(re.findall(r"\w+", _LABEL_PREFIX.sub("", bare))) < LEAD_IN_CLAIM_WORDS:
         return False  # "The levels are:" leads into a list; a long lead-in states a fact of its own
@@ -245,7 +249,7 @@ def _quote_instead(bare: str, cited: list[str], context: ClaimContext, walk: _Wa
             for sid in cited
             if context.evidence[sid].quoted and all(n in context.evidence[sid].subjects for n in names)
             for unit in context.evidence[sid].units
-            for sentence in _SENTENCE.split(" ".join(unit.split()))
+            for sentence in SENTENCE_BREAK.split(" ".join(unit.split()))
             if MIN_CLAIM_WORDS <= len(sentence.split()) <= QUOTE_INSTEAD_MAX_WORDS
             and _is_prose(sentence)
             and not leans_back(sentence)
@@ -286,12 +290,12 @@ QUOTE_INSTEAD_MAX_WORDS = 40
 def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> list[str]:
     """A fenced code block is one statement: kept with the source that shows it (half its words and
     every identifier in it), or removed whole."""
-    body = "\n".join(line for line in block if not _FENCE.match(line.strip()))
+    body = "\n".join(line for line in block if not FENCE.match(line.strip()))
     scored = _ranked(body, texts)
     out.statements += 1
     if scored and scored[0][0] >= SUPPORT_BAR and not missing_terms(body, texts[scored[0][1]]):
         out.supported += 1
-        closed = block if len(block) > 1 and _FENCE.match(block[-1].strip()) else [*block, "```"]
+        closed = block if len(block) > 1 and FENCE.match(block[-1].strip()) else [*block, "```"]
         return [*closed, f"(code as in [[src:{scored[0][1]}]])"]
     out.removed.append(body[:160])
     out.reasons.append("code no source shows")
@@ -326,14 +330,14 @@ def ground_text(
         stripped = line.strip()
         if block is not None:
             block.append(line)
-            if _FENCE.match(stripped):
+            if FENCE.match(stripped):
                 lines += _ground_code(block, texts, out)
                 block = None
             continue
-        if _FENCE.match(stripped):
+        if FENCE.match(stripped):
             block = [line]
             continue
-        if stripped.startswith("#") or _LABEL_LINE.match(stripped):
+        if stripped.startswith("#") or LABEL_LINE.match(stripped):
             if stripped.startswith("#"):
                 unchecked = bool(_UNCHECKED_SECTION.search(stripped))
             walk.implied = named_in(stripped, context.names)
@@ -343,11 +347,11 @@ def ground_text(
         if not stripped or unchecked:
             lines.append(line)
             continue
-        bullet = _BULLET.match(line)
+        bullet = BULLET.match(line)
         prefix = bullet.group(1) if bullet else ""
         body = line[len(prefix) :]
         kept = []
-        for sentence in _SENTENCE.split(body):
+        for sentence in SENTENCE_BREAK.split(body):
             if not is_claim(sentence):
                 kept.append(sentence)
                 walk.read(sentence)
@@ -363,74 +367,6 @@ def ground_text(
         lines += _ground_code(block, texts, out)
     out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(drop_empty_scaffolding(drop_dangling(lines)))).strip()
     return out
-
-
-_LABEL_LINE = re.compile(r"^(?:[-*+]\s+)?\*\*[^*]{1,60}\*\*\s*:?\s*$|^[^.!?\[]{1,40}:$")
-_SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s+.*|(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?\s*|(?:[-*+]\s+)?[^.!?]{1,60}:)\s*$")
-
-
-def drop_dangling(lines: list[str]) -> list[str]:
-    """`lines` without what leads nowhere: a lead-in sentence ending in a colon ("The possible
-    values for isolation_level are:") that no list, table or code block follows (grounding removed
-    the list, or the model never wrote it), and a fragment the model stopped in the middle of
-    ("The"): a line of prose under `MIN_CLAIM_WORDS` words without a full stop."""
-    kept: list[str] = []
-    fenced = False
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if _FENCE.match(stripped):
-            fenced = not fenced
-        if fenced or _FENCE.match(stripped) or _CITED_CODE.match(stripped):
-            kept.append(line)
-            continue
-        if not stripped or stripped.startswith(("#", "|")) or _LABEL_LINE.match(stripped) or _BULLET.match(line):
-            kept.append(line)
-            continue
-        if len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS and not re.search(r"[.!?:。！？)\]]$", stripped):
-            continue
-        if stripped.endswith(":") and not _LABEL.match(stripped):
-            after = next((x.strip() for x in lines[i + 1 :] if x.strip()), "")
-            if not _LISTED.match(after):
-                sentences = _SENTENCE.split(line.rstrip())
-                line = " ".join(sentences[:-1])
-                if not line.strip():
-                    continue
-        kept.append(line)
-    return kept
-
-
-_CITED_CODE = re.compile(r"^\(code as in (?:\[\[src:[^\]]+\]\])\)$")
-# what a lead-in introduces: a list item, a table row or a code block
-_LISTED = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|\||```|~~~)")
-
-
-def drop_empty_scaffolding(lines: list[str]) -> list[str]:
-    """`lines` without headings and bold labels ("**PostgreSQL:**") that nothing but other headings,
-    labels or blank lines follow: what is left of a section whose statements grounding removed."""
-    kept: list[str] = []
-    for i, line in enumerate(lines):
-        if _SCAFFOLD.match(line):
-            level = len(line) - len(line.lstrip("#")) if line.lstrip().startswith("#") else 7
-            rest = lines[i + 1 :]
-            has_body = False
-            for after in rest:
-                if not after.strip():
-                    continue
-                if after.lstrip().startswith("#"):
-                    depth = len(after.lstrip()) - len(after.lstrip().lstrip("#"))
-                    if depth <= level:
-                        break  # the next section at this level or above: this one had no body
-                    continue
-                if _SCAFFOLD.match(after):
-                    if level == 7:
-                        break  # the next label: this label had no body
-                    continue
-                has_body = True
-                break
-            if not has_body:
-                continue
-        kept.append(line)
-    return kept
 
 
 def grounding_note(result: Grounded) -> str:

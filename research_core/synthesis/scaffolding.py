@@ -1,0 +1,89 @@
+"""Scaffolding of a grounded text: the lines around statements (headings, bold labels, lead-ins,
+list markers, code fences) and what to drop once grounding has removed what they framed.
+
+A heading or label nothing is left under, a lead-in ("The levels are:") no list follows, and a
+fragment the model broke off ("The") say nothing; they go.
+"""
+
+from __future__ import annotations
+
+import re
+
+# where one sentence of a line ends and the next begins
+SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])\s+")
+# a list item's marker: "- ", "* ", "1. "
+BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
+# a code fence
+FENCE = re.compile(r"^(```|~~~)")
+# a bold label such as "**Verdict: validated** (confidence 7/10)" states no fact of its own
+LABEL = re.compile(r"^\*\*[^*]+\*\*\s*(\([^)]*\))?\s*[.:]?$")
+# a sentence shorter than this is not a statement to check
+MIN_CLAIM_WORDS = 5
+# a line that only labels what follows: "**PostgreSQL:**", "Key points:"
+LABEL_LINE = re.compile(r"^(?:[-*+]\s+)?\*\*[^*]{1,60}\*\*\s*:?\s*$|^[^.!?\[]{1,40}:$")
+# a heading, a bold label or a short line ending in a colon
+_SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s+.*|(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?\s*|(?:[-*+]\s+)?[^.!?]{1,60}:)\s*$")
+
+
+def drop_dangling(lines: list[str]) -> list[str]:
+    """`lines` without what leads nowhere: a lead-in sentence ending in a colon ("The possible
+    values for isolation_level are:") that no list, table or code block follows (grounding removed
+    the list, or the model never wrote it), and a fragment the model stopped in the middle of
+    ("The"): a line of prose under `MIN_CLAIM_WORDS` words without a full stop."""
+    kept: list[str] = []
+    fenced = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if FENCE.match(stripped):
+            fenced = not fenced
+        if fenced or FENCE.match(stripped) or _CITED_CODE.match(stripped):
+            kept.append(line)
+            continue
+        if not stripped or stripped.startswith(("#", "|")) or LABEL_LINE.match(stripped) or BULLET.match(line):
+            kept.append(line)
+            continue
+        if len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS and not re.search(r"[.!?:。！？)\]]$", stripped):
+            continue
+        if stripped.endswith(":") and not LABEL.match(stripped):
+            after = next((x.strip() for x in lines[i + 1 :] if x.strip()), "")
+            if not _LISTED.match(after):
+                sentences = SENTENCE_BREAK.split(line.rstrip())
+                line = " ".join(sentences[:-1])
+                if not line.strip():
+                    continue
+        kept.append(line)
+    return kept
+
+
+_CITED_CODE = re.compile(r"^\(code as in (?:\[\[src:[^\]]+\]\])\)$")
+# what a lead-in introduces: a list item, a table row or a code block
+_LISTED = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|\||```|~~~)")
+
+
+def drop_empty_scaffolding(lines: list[str]) -> list[str]:
+    """`lines` without headings and bold labels ("**PostgreSQL:**") that nothing but other headings,
+    labels or blank lines follow: what is left of a section whose statements grounding removed."""
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        if _SCAFFOLD.match(line):
+            level = len(line) - len(line.lstrip("#")) if line.lstrip().startswith("#") else 7
+            rest = lines[i + 1 :]
+            has_body = False
+            for after in rest:
+                if not after.strip():
+                    continue
+                if after.lstrip().startswith("#"):
+                    depth = len(after.lstrip()) - len(after.lstrip().lstrip("#"))
+                    if depth <= level:
+                        break  # the next section at this level or above: this one had no body
+                    continue
+                if _SCAFFOLD.match(after):
+                    if level == 7:
+                        break  # the next label: this label had no body
+                    continue
+                has_body = True
+                break
+            if not has_body:
+                continue
+        kept.append(line)
+    return kept
