@@ -29,7 +29,7 @@ def drop_dangling(lines: list[str]) -> list[str]:
     """`lines` without what leads nowhere: a lead-in sentence ending in a colon ("The possible
     values for isolation_level are:") that no list, table or code block follows (grounding removed
     the list, or the model never wrote it), and a fragment the model stopped in the middle of
-    ("The"): a line of prose under `MIN_CLAIM_WORDS` words without a full stop."""
+    ("The"): a line of prose under `MIN_CLAIM_WORDS` words without a full stop that ends its section."""
     kept: list[str] = []
     fenced = False
     for i, line in enumerate(lines):
@@ -42,15 +42,15 @@ def drop_dangling(lines: list[str]) -> list[str]:
         if not stripped or stripped.startswith(("#", "|")) or LABEL_LINE.match(stripped) or BULLET.match(line):
             kept.append(line)
             continue
-        if len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS and not re.search(r"[.!?:。！？)\]]$", stripped):
-            continue
-        if stripped.endswith(":") and not LABEL.match(stripped):
-            after = next((x.strip() for x in lines[i + 1 :] if x.strip()), "")
-            if not _LISTED.match(after):
-                sentences = SENTENCE_BREAK.split(line.rstrip())
-                line = " ".join(sentences[:-1])
-                if not line.strip():
-                    continue
+        after = next((x.strip() for x in lines[i + 1 :] if x.strip()), "")
+        short = len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS
+        if short and not re.search(r"[.!?:。！？)\]]$", stripped) and (not after or after.startswith("#")):
+            continue  # the last words of a section, broken off
+        if stripped.endswith(":") and not LABEL.match(stripped) and not _LISTED.match(after):
+            sentences = SENTENCE_BREAK.split(line.rstrip())
+            line = " ".join(sentences[:-1])
+            if not line.strip():
+                continue
         kept.append(line)
     return kept
 
