@@ -30,6 +30,7 @@ from research_core.schemas import (
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
 from research_core.services import Services
 from research_core.sources.reader import read_sources
+from research_core.state import as_branch
 from research_core.text.words import folded
 
 logger = logging.getLogger(__name__)
@@ -245,7 +246,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Run one research iteration of the branch in `payload` and decide whether it is done."""
     services = runtime.context
     config = services.config
-    branch = SubQuestion(**payload["branch"])
+    branch = as_branch(payload["branch"])
     known: list[dict] = payload.get("findings", [])
     iteration = branch.iteration_count + 1
     services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
