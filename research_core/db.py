@@ -14,7 +14,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+
+from research_core.state import CHECKPOINTED_RECORDS
 
 DEFAULT_DB = Path("data") / "arbor.db"
 BUSY_TIMEOUT_MS = 30_000
@@ -38,12 +41,20 @@ def connect(db_path: Path | str) -> sqlite3.Connection:
     return conn
 
 
+def checkpoint_serializer() -> JsonPlusSerializer:
+    """The checkpoints' serializer, allowed to rebuild exactly the records a run's state holds."""
+    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in CHECKPOINTED_RECORDS])
+
+
 @contextmanager
 def open_checkpointer(db_path: Path | str) -> Iterator[SqliteSaver]:
-    """A SqliteSaver on its own connection to the database, closed on exit."""
+    """A SqliteSaver on its own connection to the database, closed on exit.
+
+    Its serializer rebuilds the run's records (`state.CHECKPOINTED_RECORDS`) and no other class.
+    """
     conn = connect(db_path)
     try:
-        saver = SqliteSaver(conn)
+        saver = SqliteSaver(conn, serde=checkpoint_serializer())
         saver.setup()
         yield saver
     finally:

@@ -18,10 +18,11 @@ from research_core.planning.review import review_plan
 from research_core.planning.revise import revise_plan
 from research_core.research.chain import branch_chain
 from research_core.services import Services
-from research_core.state import ResearchInput, ResearchOutput, ResearchState
+from research_core.state import ResearchInput, ResearchOutput, ResearchState, branches_of
 from research_core.synthesis.coverage import assess_coverage
 from research_core.synthesis.meta import meta_synthesize
 from research_core.synthesis.synthesize import synthesize_branch
+from research_core.task_records import task_from_state
 
 
 def route_after_classify(state: ResearchState) -> Literal["decompose_question", "allocate_budget"]:
@@ -44,12 +45,12 @@ def route_work(state: ResearchState) -> list[Send] | Literal["assess_coverage"]:
     tasks = state.get("next_tasks") or []
     if not tasks:
         return "assess_coverage"
-    return [Send(task["node"], task["payload"]) for task in tasks]
+    return [Send(task.node, task) for task in map(task_from_state, tasks)]
 
 
 def route_after_coverage(state: ResearchState) -> Literal["coordinate", "meta_synthesize"]:
     """Hypothesis mode may add hypotheses for the gaps; those are researched before the report."""
-    pending = any(b.get("status") == "pending" for b in state.get("branches", {}).values())
+    pending = any(b.status == "pending" for b in branches_of(state).values())
     return "coordinate" if pending and not state.get("stop_requested") else "meta_synthesize"
 
 

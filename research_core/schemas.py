@@ -45,7 +45,8 @@ def stable_id(*parts: str, length: int = 12) -> str:
 
 
 class SubQuestion(BaseModel):
-    """One node of the research tree."""
+    """One node of the research tree: the record of a branch, as the run's state holds it
+    (`state.ResearchState.branches`) and the tasks carry it (`task_records`)."""
 
     model_config = ConfigDict(extra="ignore")
 

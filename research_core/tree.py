@@ -1,8 +1,8 @@
 """The research tree: the parent and child links between a run's branches, walked in one place.
 
-A run stores its branches as `{id: SubQuestion dump}`, each naming its parent in `parent_id`, and
-keeps their order apart (`branch_order`). `BranchTree` reads those links once and answers every
-question about the tree's shape, by these rules:
+A run stores its branches as `{id: SubQuestion}` (a plan table as `{id: row}`), each naming
+its parent in `parent_id`, and keeps their order apart (`branch_order`). `BranchTree` reads those
+links once and answers every question about the tree's shape, by these rules:
 
 - The tree holds the ids of `order` (by default the branches' own order) that are in `branches`,
   each once, at its first place.
@@ -17,20 +17,33 @@ question about the tree's shape, by these rules:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
+
+
+class Linked(Protocol):
+    """A branch record: it names its parent (a `SubQuestion`)."""
+
+    parent_id: str | None
+
+
+def parent_named(branch: Linked | Mapping[str, Any]) -> str | None:
+    """The parent id a branch record or a row (`{"parent_id": ...}`) names."""
+    return branch.get("parent_id") if isinstance(branch, Mapping) else branch.parent_id
 
 
 class BranchTree:
-    """Parents, children and tree order of branches stored as `{id: {"parent_id": ..., ...}}`."""
+    """Parents, children and tree order of branches: `{id: SubQuestion}` or rows `{id: {"parent_id": ...}}`."""
 
-    def __init__(self, branches: Mapping[str, Mapping[str, Any]], order: Iterable[str] | None = None) -> None:
+    def __init__(
+        self, branches: Mapping[str, Linked] | Mapping[str, Mapping[str, Any]], order: Iterable[str] | None = None
+    ) -> None:
         ids = list(dict.fromkeys(bid for bid in (branches if order is None else order) if bid in branches))
         members = set(ids)
         self._parent: dict[str, str | None] = {}
         self._children: dict[str, list[str]] = {bid: [] for bid in ids}
         self._roots: list[str] = []
         for bid in ids:
-            parent = branches[bid].get("parent_id")
+            parent = parent_named(branches[bid])
             parent = parent if parent in members else None
             self._parent[bid] = parent
             (self._roots if parent is None else self._children[parent]).append(bid)

@@ -7,12 +7,23 @@ from typing import Any
 
 from research_core.configuration import RunConfig
 from research_core.coordination.pass_state import CoordinationPass
+from research_core.schemas import SubQuestion
 
 
-def make_pass(branches: dict[str, dict], *, stop: bool = False, **config: Any) -> CoordinationPass:
-    """A pass over `branches` (in their order) with a RunConfig built from `config`."""
+def branch(id: str, **fields: Any) -> SubQuestion:
+    """A branch record with the fields a test names (a question of its own and priority 0.5 otherwise)."""
+    return SubQuestion(**{"id": id, "question_text": f"Question {id}?", "priority": 0.5, **fields})
+
+
+def records(branches: dict[str, Any]) -> dict[str, SubQuestion]:
+    """Branches written as the fields each test names, as the records a run holds."""
+    return {bid: b if isinstance(b, SubQuestion) else branch(**{"id": bid, **b}) for bid, b in branches.items()}
+
+
+def make_pass(branches: dict[str, Any], *, stop: bool = False, **config: Any) -> CoordinationPass:
+    """A pass over `branches` (in their order, as records) with a RunConfig built from `config`."""
     return CoordinationPass(
-        config=RunConfig(**config), branches=branches, order=list(branches), stop=stop, acknowledged=[]
+        config=RunConfig(**config), branches=records(branches), order=list(branches), stop=stop, acknowledged=[]
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from research_core.coordination.allotments import chain_allotments, segment_length
+from research_core.schemas import SubQuestion
 
 
 @pytest.mark.parametrize(
@@ -30,10 +31,14 @@ def test_chain_allotments_split_the_remaining_caps(left, run_left, dollars, segm
     assert all(c == pytest.approx(share) for _, c in got.values())
 
 
+def branches(*fields: dict) -> list[SubQuestion]:
+    return [SubQuestion(id=f"sq_{n}", question_text="Q?", priority=0.5, **f) for n, f in enumerate(fields)]
+
+
 def test_a_segment_ends_when_the_first_branch_is_expected_to_finish():
-    assert segment_length([{"allocated_iterations": 3}, {"allocated_iterations": 3}]) == 3
+    assert segment_length(branches({"allocated_iterations": 3}, {"allocated_iterations": 3})) == 3
     # 5, 4, 2 and 1 iterations: the one-iteration branch is synthesized after one step
-    staggered = [{"allocated_iterations": n, "iteration_count": 0} for n in (5, 4, 2, 1)]
+    staggered = branches(*({"allocated_iterations": n, "iteration_count": 0} for n in (5, 4, 2, 1)))
     assert segment_length(staggered) == 1
-    assert segment_length([{"allocated_iterations": 5, "iteration_count": 2}, {"allocated_iterations": 4}]) == 3
-    assert segment_length([{"allocated_iterations": 2, "iteration_count": 2}]) == 1  # always one step
+    assert segment_length(branches({"allocated_iterations": 5, "iteration_count": 2}, {"allocated_iterations": 4})) == 3
+    assert segment_length(branches({"allocated_iterations": 2, "iteration_count": 2})) == 1  # always one step

@@ -143,8 +143,8 @@ def test_a_run_cap_of_iterations_is_shared_between_the_chains(tmp_path, scripted
     assert any("Iteration budget spent" in w for w in snap.warnings)
 
 
-def _branch(bid: str, **extra) -> dict:
-    return SubQuestion(id=bid, question_text=f"Question {bid}?", priority=0.5, **extra).model_dump()
+def _branch(bid: str, **extra) -> SubQuestion:
+    return SubQuestion(id=bid, question_text=f"Question {bid}?", priority=0.5, **extra)
 
 
 def test_chains_run_to_their_own_end_only_when_nothing_waits_for_a_branch_to_finish():
@@ -197,7 +197,7 @@ def test_chains_run_to_their_own_end_only_when_nothing_waits_for_a_branch_to_fin
 )
 def test_a_chain_answers_its_branch_itself_unless_someone_waits_at_the_segment_end(branch, extra, expected):
     state = {
-        "branch": {"id": "a", **branch},
+        "branch": _branch("a", **branch),
         "max_steps": 3,
         "max_cost_usd": 0.1,
         "answer_when_done": True,

@@ -1,4 +1,4 @@
-"""Code shape: no function over 80 lines and no module over 400 lines in the engine, the UI and the pages,
+"""Code shape: no function over 60 lines and no module over 400 lines in the engine, the UI and the pages,
 and shared leaves (text helpers, sanitising, document parsing, support measures) at the bottom.
 
 A long function that decides many things is a sequence of named steps waiting to be written; a
@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("research_core", "ui", "app_pages")
-MAX_FUNCTION_LINES = 80
+MAX_FUNCTION_LINES = 60
 MAX_MODULE_LINES = 400
 
 # "path" for a module, "path::Class.function" for a function: why it is still over the limit.
@@ -23,7 +23,8 @@ ALLOWED: dict[str, str] = {
     "research_core/llm/local_model.py": "the model's assembly and its llama.cpp server, one module; not split here",
     "research_core/output/export.py": "Markdown, HTML and JSON exports in one module; not split here",
     "research_core/search/library.py": "DocumentLibrary's storage and FTS5 search in one class; not split here",
-    "research_core/research/step.py::research_step": "another change is reworking research steps",
+    "research_core/research/extraction.py::extract_findings": "being reworked for sentence-level checks",
+    "research_core/synthesis/grounding.py::ground_text": "being reworked for sentence-level checks",
 }
 
 

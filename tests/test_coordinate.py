@@ -45,17 +45,17 @@ def test_a_pass_starts_as_many_chains_as_the_context_config_allows_highest_prior
     branches = {"sq1": branch("sq1", 0.4), "sq2": branch("sq2", 0.9), "sq3": branch("sq3", 0.6)}
     update = coordinate(state(branches), runtime(parallel=2, adaptive_plan=False, max_depth=1))
     tasks = update["next_tasks"]
-    assert [(t["node"], t["payload"]["branch"]["id"]) for t in tasks] == [
+    assert [(t.node, t.branch.id) for t in tasks] == [
         ("research_chain", "sq2"),
         ("research_chain", "sq3"),
     ]
-    assert all("config" not in t["payload"] for t in tasks)
+    assert all("config" not in t.model_dump() for t in tasks)
     assert {bid: fields["status"] for bid, fields in update["branches"].items()} == {
         "sq2": "researching",
         "sq3": "researching",
     }
     assert update["stop_requested"] is False and update["warnings"] == []
-    assert tasks[0]["payload"]["others_wait"]  # sq1 waits for a free slot
+    assert tasks[0].others_wait  # sq1 waits for a free slot
 
 
 def test_a_pass_with_nothing_left_schedules_nothing() -> None:
@@ -71,6 +71,6 @@ def test_a_halted_run_answers_what_it_has_and_skips_the_rest() -> None:
     }
     findings = [{"sub_question_id": "sq1", "text": "Known.", "source_ids": []}]
     update = coordinate(state(branches, findings=findings, costs=[{"cost_usd": 0.5}]), runtime(max_total_cost_usd=0.1))
-    assert [t["node"] for t in update["next_tasks"]] == ["synthesize_branch"]
+    assert [t.node for t in update["next_tasks"]] == ["synthesize_branch"]
     assert update["branches"]["sq2"] == {"status": "skipped", "stop_reason": "cost cap reached"}
     assert update["budget_exhausted_logged"] is True

@@ -14,7 +14,7 @@ from research_core.coordination.caps import (
     research_unfinished,
 )
 from research_core.planning.budget import run_iteration_cap
-from tests.coordination_support import make_pass, priced_services
+from tests.coordination_support import make_pass, priced_services, records
 
 
 def test_caps_halt_reason_names_the_cost_cap_first() -> None:
@@ -38,16 +38,18 @@ def test_the_cost_cap_counts_the_synthesis_reservation_once_something_was_spent(
 
 
 def test_branch_counts_for_the_caps() -> None:
-    branches = {
-        "a": {"status": "completed", "iteration_count": 3, "research_done": True},
-        "b": {"status": "researching", "iteration_count": 2},
-        "c": {"status": "pending"},
-        "d": {"status": "skipped", "iteration_count": None},
-    }
+    branches = records(
+        {
+            "a": {"status": "completed", "iteration_count": 3, "research_done": True},
+            "b": {"status": "researching", "iteration_count": 2},
+            "c": {"status": "pending"},
+            "d": {"status": "skipped"},
+        }
+    )
     assert open_branch_count(branches) == 2  # completed and skipped are final
     assert iterations_used(branches) == 5
     assert research_unfinished(branches)
-    assert not research_unfinished({"b": {"status": "researching", "research_done": True}, "a": branches["a"]})
+    assert not research_unfinished(records({"b": {"status": "researching", "research_done": True}, "a": branches["a"]}))
 
 
 def state(mode: str = "hierarchical", cost: float = 0.0, **extra: Any) -> Any:

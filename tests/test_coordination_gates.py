@@ -24,7 +24,7 @@ from research_core.coordination.gates import (
 )
 from research_core.gates import asking
 from research_core.planning.plan import PlanError
-from tests.coordination_support import make_pass
+from tests.coordination_support import make_pass, records
 
 
 class ScriptedUser:
@@ -94,7 +94,7 @@ def test_the_step_gate_applies_edits_and_a_stop(user: Any) -> None:
     shown = scripted.shown[0]
     assert [c["id"] for c in shown["completed"]] == ["a"] and [c["id"] for c in shown["pending"]] == ["b"]
     assert p.acknowledged == ["a"]
-    assert p.updates == {"b": {"priority": 0.9}} and p.branches["b"]["priority"] == 0.9
+    assert p.updates == {"b": {"priority": 0.9}} and p.branches["b"].priority == 0.9
     assert p.stop and p.warnings == [STOPPED_WARNING]
     assert p.log[-1]["message"] == "The user stopped the run at a step gate."
 
@@ -157,7 +157,7 @@ def test_drill_downs_are_taken_automatically_outside_step_mode(user: Any) -> Non
     decide_drill_downs(step_state(p.branches), p)
     assert scripted.shown == []
     assert p.order == ["a", "a.1", "a.2", "b"] and p.extra["branch_order"] == p.order
-    assert p.branches["a.1"]["parent_id"] == "a" and p.branches["a"]["drill_status"] == "approved"
+    assert p.branches["a.1"].parent_id == "a" and p.branches["a"].drill_status == "approved"
 
 
 def test_in_step_mode_the_user_picks_the_children(user: Any) -> None:
@@ -165,7 +165,7 @@ def test_in_step_mode_the_user_picks_the_children(user: Any) -> None:
     p = make_pass({"a": proposing(depth_reasoning="too broad")}, step_mode=True)
     decide_drill_downs(step_state(p.branches), p)
     assert scripted.shown[0]["reasoning"] == "too broad" and scripted.shown[0]["proposals"] == PROPOSALS
-    assert [p.branches[b]["question_text"] for b in p.order] == ["Question a?", "Only this one?"]
+    assert [p.branches[b].question_text for b in p.order] == ["Question a?", "Only this one?"]
 
 
 def test_a_rejected_or_stopped_drill_down_adds_nothing(user: Any) -> None:
@@ -182,7 +182,7 @@ def test_a_drill_down_without_room_under_the_ceiling_is_rejected() -> None:
     p = make_pass({"sq1": {"id": "sq1", "drill_status": "proposed"}}, max_total_sub_questions=1)
     add_drill_children(p, "sq1", [{"question_text": "Narrower?", "priority": 0.5}])
     assert p.updates == {"sq1": {"drill_status": "rejected"}}
-    assert p.branches["sq1"]["drill_status"] == "rejected"
+    assert p.branches["sq1"].drill_status == "rejected"
     assert p.order == ["sq1"] and "branch_order" not in p.extra
     assert p.log[-1]["message"] == "Drill-down not taken."
 
@@ -202,7 +202,7 @@ def test_the_step_gate_applies_a_typed_answer_without_parsing_it_again(
     from research_core.gates import StepAnswer, parse_answer, plain_answer, read_payload
 
     branches = {"a": branch("a", "completed"), "b": branch("b")}
-    payload = read_payload(gates.step_payload(step_state(branches), branches, ["a"], None))
+    payload = read_payload(gates.step_payload(step_state(branches), records(branches), ["a"], None))
     typed = parse_answer(payload, {"edits": [{"id": "b", "question_text": " New B? ", "skip": True}]})
     assert isinstance(typed, StepAnswer)
 

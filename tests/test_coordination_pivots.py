@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from research_core.coordination.pivots import pivot_due, pivot_proposal, take_hypothesis_pivots
-from tests.coordination_support import hypothesis, make_pass
+from tests.coordination_support import branch, hypothesis, make_pass
 
 
 def test_a_pivot_is_due_once_for_a_completed_hypothesis_only() -> None:
-    assert pivot_due(hypothesis("h1"))
-    assert not pivot_due(hypothesis("h1", pivot_handled=True))
-    assert not pivot_due({**hypothesis("h1"), "status": "researching"})
-    assert not pivot_due({**hypothesis("h1"), "kind": "question"})
-    assert not pivot_due({**hypothesis("h1"), "hypothesis": {"pivot": ""}})
+    assert pivot_due(branch(**hypothesis("h1")))
+    assert not pivot_due(branch(**hypothesis("h1", pivot_handled=True)))
+    assert not pivot_due(branch(**{**hypothesis("h1"), "status": "researching"}))
+    assert not pivot_due(branch(**{**hypothesis("h1"), "kind": "question"}))
+    assert not pivot_due(branch(**{**hypothesis("h1"), "hypothesis": {"pivot": ""}}))
 
 
 def test_the_pivot_keeps_the_strategy_and_criteria_of_its_hypothesis() -> None:
@@ -26,7 +26,7 @@ def test_a_pivot_becomes_a_new_hypothesis_at_the_end_of_the_plan() -> None:
     take_hypothesis_pivots(p)
     (new,) = [b for b in p.order if b != "h1"]
     assert p.order == ["h1", new] and p.extra["branch_order"] == p.order
-    assert p.branches[new]["kind"] == "hypothesis" and p.branches[new]["question_text"] == "A better hypothesis."
+    assert p.branches[new].kind == "hypothesis" and p.branches[new].question_text == "A better hypothesis."
     assert p.updates["h1"]["hypothesis"]["pivot_handled"] is True
     assert p.log[-1]["message"] == f"Pivot from h1: {new} added."
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from research_core.coordination.revision_hold import hold_for_revision, revision_due
-from tests.coordination_support import make_pass
+from tests.coordination_support import make_pass, records
 
 BRANCHES = {"sq1": {"id": "sq1", "status": "completed"}, "sq2": {"id": "sq2", "status": "pending"}}
 
@@ -76,7 +76,7 @@ def test_with_the_embedded_model_no_revision_in_auto_mode_while_every_part_has_a
 
 def test_outside_hierarchical_mode_nothing_is_held_for_a_revision() -> None:
     branches = {"sq1": {"id": "sq1", "status": "completed"}, "sq2": {"id": "sq2", "status": "pending"}}
-    state: Any = {"mode": "flat", "branches": branches, "revised_after": [], "question": "Q", "config": {}}
+    state: Any = {"mode": "flat", "branches": records(branches), "revised_after": [], "question": "Q", "config": {}}
     p = make_pass({b: dict(v) for b, v in branches.items()})
     research_ids, task = hold_for_revision(state, p, ["sq2"], exhausted=False)
     assert research_ids == ["sq2"] and task is None
@@ -89,19 +89,25 @@ def test_after_a_branch_completes_the_pending_research_waits_for_the_reviser() -
         "sq2": {"id": "sq2", "status": "pending"},
         "sq3": {"id": "sq3", "status": "researching"},
     }
-    state: Any = {"mode": "hierarchical", "branches": branches, "question": "Q", "config": {}, "revisions_done": 1}
+    state: Any = {
+        "mode": "hierarchical",
+        "branches": records(branches),
+        "question": "Q",
+        "config": {},
+        "revisions_done": 1,
+    }
     p = make_pass({b: dict(v) for b, v in branches.items()})
-    p.branches["sq2"]["status"] = "researching"  # what the scheduler would start now
+    p.branches["sq2"] = p.branches["sq2"].model_copy(update={"status": "researching"})  # the scheduler starts it
     research_ids, task = hold_for_revision(state, p, ["sq2", "sq3"], exhausted=False)
     assert research_ids == ["sq3"]
     assert p.updates == {"sq2": {"status": "pending"}}
-    assert task is not None and task["node"] == "revise_plan"
-    assert task["payload"]["finished"] == ["sq1"] and task["payload"]["revisions_done"] == 1
+    assert task is not None and task.node == "revise_plan"
+    assert task.finished == ["sq1"] and task.revisions_done == 1
 
 
 def test_no_revision_once_the_cost_cap_is_reached() -> None:
     branches = {"sq1": {"id": "sq1", "status": "completed"}, "sq2": {"id": "sq2", "status": "pending"}}
-    state: Any = {"mode": "hierarchical", "branches": branches, "question": "Q", "config": {}}
+    state: Any = {"mode": "hierarchical", "branches": records(branches), "question": "Q", "config": {}}
     p = make_pass({b: dict(v) for b, v in branches.items()})
     research_ids, task = hold_for_revision(state, p, ["sq2"], exhausted=True)
     assert research_ids == ["sq2"] and task is None

@@ -37,19 +37,18 @@ def test_a_branch_answer_gets_its_findings_its_completed_children_and_the_source
         }
     )
     task = synthesis_task(STATE, p, "sq1", [finding("sq1", "Own.", "a1")], SOURCES)
-    payload = task["payload"]
-    assert task["node"] == "synthesize_branch" and "config" not in payload
-    assert [c["id"] for c in payload["children"]] == ["sq1.1"]
-    assert [s["id"] for s in payload["sources"]] == ["a1", "b2"]
+    assert task.node == "synthesize_branch" and "config" not in task.model_dump()
+    assert [c.id for c in task.children] == ["sq1.1"]
+    assert [s["id"] for s in task.sources] == ["a1", "b2"]
 
 
 def test_the_revise_task_sees_a_copy_of_the_plan() -> None:
     p = make_pass({"sq1": {"id": "sq1", "status": "completed"}, "sq2": {"id": "sq2", "status": "pending"}})
     task = revise_task(STATE, p, ["sq1"])
-    assert task["node"] == "revise_plan" and "config" not in task["payload"]
-    assert task["payload"]["branch_order"] == ["sq1", "sq2"] and task["payload"]["finished"] == ["sq1"]
+    assert task.node == "revise_plan" and "config" not in task.model_dump()
+    assert task.branch_order == ["sq1", "sq2"] and task.finished == ["sq1"]
     p.change("sq2", {"status": "skipped"})
-    assert task["payload"]["branches"]["sq2"]["status"] == "pending"
+    assert task.branches["sq2"].status == "pending"
 
 
 CAPS = Caps(spent=0.0, reservation=0.0, exhausted=False, used=2, cap=10, out_of_iterations=False)
@@ -68,14 +67,15 @@ def test_a_research_chain_carries_its_branch_its_known_evidence_and_its_allotmen
     )
     known = {"sq1": [finding("sq1", "Known.", "d4")]}
     tasks = research_tasks(STATE, p, CAPS, ["sq1", "sq2"], [], known, SOURCES)
-    first = tasks[0]["payload"]
-    assert [t["node"] for t in tasks] == ["research_chain", "research_chain"]
-    assert "config" not in first  # nodes read the run's config from the runtime context
-    assert first["known_findings"] == known["sq1"] and first["known_sources"] == [SOURCES["d4"]]
-    assert first["answer_when_done"] and not first["others_wait"]
-    assert first["branch_count"] == 2 and first["iterations_left"] == 8
-    assert first["max_steps"] == 3  # what is left of its allocation
-    assert 0 < first["max_cost_usd"] <= 1.0
+    first = tasks[0]
+    assert [t.node for t in tasks] == ["research_chain", "research_chain"]
+    assert "config" not in first.model_dump()  # nodes read the run's config from the runtime context
+    assert first.branch.id == "sq1" and first.branch.iteration_count == 1
+    assert first.known_findings == known["sq1"] and first.known_sources == [SOURCES["d4"]]
+    assert first.answer_when_done and not first.others_wait
+    assert first.branch_count == 2 and first.iterations_left == 8
+    assert first.max_steps == 3  # what is left of its allocation
+    assert 0 < first.max_cost_usd <= 1.0
 
 
 def test_a_parent_is_not_answered_by_its_chain_and_waiting_work_shortens_the_chains() -> None:
@@ -88,11 +88,11 @@ def test_a_parent_is_not_answered_by_its_chain_and_waiting_work_shortens_the_cha
         max_depth=1,
     )
     (task,) = research_tasks(STATE, p, CAPS, ["sq1"], [], {}, SOURCES)
-    assert not task["payload"]["answer_when_done"]
-    assert task["payload"]["others_wait"]  # sq1.1 waits for a slot
+    assert not task.answer_when_done
+    assert task.others_wait  # sq1.1 waits for a slot
 
 
 def test_in_step_mode_each_chain_runs_one_step() -> None:
     p = make_pass({"sq1": branch("sq1", status="researching")}, step_mode=True)
     (task,) = research_tasks(STATE, p, CAPS, ["sq1"], [], {}, SOURCES)
-    assert task["payload"]["max_steps"] == 1 and task["payload"]["others_wait"]
+    assert task.max_steps == 1 and task.others_wait

@@ -9,7 +9,7 @@ from research_core.research.depth import can_drill_down
 from research_core.schemas import SubQuestion
 
 
-def _branch(bid: str, priority: float, status: str, used: int, allocated: int = 5) -> dict:
+def _branch(bid: str, priority: float, status: str, used: int, allocated: int = 5) -> SubQuestion:
     return SubQuestion(
         id=bid,
         question_text=f"Question {bid}?",
@@ -17,7 +17,7 @@ def _branch(bid: str, priority: float, status: str, used: int, allocated: int = 
         status=status,
         iteration_count=used,
         allocated_iterations=allocated,
-    ).model_dump()
+    )
 
 
 def test_a_branch_may_not_drill_down_into_the_iterations_an_approved_branch_still_needs():
@@ -32,24 +32,26 @@ def test_a_branch_may_not_drill_down_into_the_iterations_an_approved_branch_stil
     room = drill_down_room(config, branches, "sq_002")
     # ceiling with a child counted: 20 - (1 + 4 + 1) = 14; spent 9; sq_003 is owed its minimum of 2
     assert room == 14 - 9 - 2
-    assert not can_drill_down(SubQuestion(**branches["sq_002"]), config, len(branches), room - 1)
+    assert not can_drill_down(branches["sq_002"], config, len(branches), room - 1)
     # once the 0.7 branch has had its minimum, what is left may go to a drill-down
     branches["sq_003"] = _branch("sq_003", 0.7, "completed", 2)
     branches["sq_001"] = _branch("sq_001", 0.9, "completed", 2)
     assert drill_down_room(config, branches, "sq_002") == 14 - 8
-    assert can_drill_down(SubQuestion(**branches["sq_002"]), config, len(branches), 14 - 8 - 1)
+    assert can_drill_down(branches["sq_002"], config, len(branches), 14 - 8 - 1)
 
 
 def _drilled(branches: dict, parent: str, child: str, used: int = 0) -> None:
-    branches[parent]["drill_status"] = "approved"
-    branches[child] = {**_branch(child, 0.8, "pending", used, allocated=4), "parent_id": parent, "depth": 1}
+    branches[parent] = branches[parent].model_copy(update={"drill_status": "approved"})
+    branches[child] = _branch(child, 0.8, "pending", used, allocated=4).model_copy(
+        update={"parent_id": parent, "depth": 1}
+    )
 
 
 def test_drill_down_children_research_only_with_what_the_approved_minimums_leave():
     config = build_run_config("general", auto_approve=True)
     branches = {
-        "sq_001": {**_branch("sq_001", 0.9, "researching", 5), "research_done": True},
-        "sq_002": {**_branch("sq_002", 0.8, "researching", 5), "research_done": True},
+        "sq_001": _branch("sq_001", 0.9, "researching", 5).model_copy(update={"research_done": True}),
+        "sq_002": _branch("sq_002", 0.8, "researching", 5).model_copy(update={"research_done": True}),
         "sq_003": _branch("sq_003", 0.7, "pending", 0, allocated=4),
     }
     _drilled(branches, "sq_001", "sq_001.1")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from langgraph.types import PregelTask, StateSnapshot
 
 from research_core.runs.live_state import merge_chain_progress
+from research_core.schemas import SubQuestion
 
 
 def snapshot(values: dict, tasks: tuple = ()) -> StateSnapshot:
@@ -31,8 +32,8 @@ def chain(task_id: str, values: dict | None, result: dict | None = None, *, as_s
 
 RUN = {
     "branches": {
-        "sq_001": {"id": "sq_001", "status": "completed", "question_text": "One?"},
-        "sq_002": {"id": "sq_002", "status": "researching", "question_text": "Two?", "iteration_count": 0},
+        "sq_001": SubQuestion(id="sq_001", status="completed", question_text="One?", priority=0.5),
+        "sq_002": SubQuestion(id="sq_002", status="researching", question_text="Two?", priority=0.5),
     },
     "findings": [{"id": "f1", "sub_question_id": "sq_001"}],
     "sources": [{"id": "s1"}],
@@ -56,13 +57,9 @@ def test_the_steps_a_running_chain_has_finished_show_in_the_run():
     assert [s["id"] for s in merged["sources"]] == ["s1", "s2"]
     assert merged["costs"] == [{"node": "research_step"}] and merged["warnings"] == ["slow page"]
     # the branch shows its progress and keeps what the run knew about it
-    assert merged["branches"]["sq_002"] == {
-        "id": "sq_002",
-        "status": "researching",
-        "question_text": "Two?",
-        "iteration_count": 2,
-        "queries": ["why"],
-    }
+    assert merged["branches"]["sq_002"] == SubQuestion(
+        id="sq_002", status="researching", question_text="Two?", priority=0.5, iteration_count=2, queries=["why"]
+    )
     assert merged["branches"]["sq_001"] == RUN["branches"]["sq_001"]
 
 
@@ -85,7 +82,8 @@ def test_chains_without_checkpointed_steps_add_nothing():
 
 def test_several_running_chains_all_count():
     a = chain("t2", {"findings": [{"id": "f2", "sub_question_id": "sq_002"}]})
-    b = chain("t3", {"findings": [{"id": "f3", "sub_question_id": "sq_003"}], "branches": {"sq_003": {"id": "sq_003"}}})
+    added = {"id": "sq_003", "question_text": "Three?", "priority": 0.5}
+    b = chain("t3", {"findings": [{"id": "f3", "sub_question_id": "sq_003"}], "branches": {"sq_003": added}})
     merged = merge_chain_progress(RUN, snapshot(RUN, (a, b)))
     assert [f["id"] for f in merged["findings"]] == ["f1", "f2", "f3"]
     assert set(merged["branches"]) == {"sq_001", "sq_002", "sq_003"}

@@ -7,7 +7,7 @@ import pytest
 from research_core.configuration import build_run_config
 from research_core.coordination.scheduling import schedule_steps
 from research_core.planning.plan import PlanError, plan_from_decomposition, validate_plan
-from research_core.schemas import DecompositionOutput
+from research_core.schemas import DecompositionOutput, SubQuestion
 from research_core.text.citations import (
     drop_unknown_numbers,
     finding_source_ids,
@@ -118,12 +118,13 @@ def test_citations_map_to_sources_and_fabricated_ones_vanish():
 
 
 def test_scheduling_sequential_and_parallel():
-    branches = {
+    fields = {
         "a": {"priority": 0.5, "status": "pending"},
         "b": {"priority": 0.9, "status": "pending"},
         "c": {"priority": 0.7, "status": "researching"},
         "d": {"priority": 1.0, "status": "researching", "research_done": True},
     }
+    branches = {bid: SubQuestion(id=bid, question_text=f"Question {bid}?", **f) for bid, f in fields.items()}
     one = schedule_steps(branches, ["a", "b", "c", "d"], {}, 1)
     assert one.synthesize == ["d"] and one.research == []
     three = schedule_steps(branches, ["a", "b", "c", "d"], {}, 3)

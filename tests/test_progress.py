@@ -26,10 +26,13 @@ def cost(usd: float, tokens_in: int = 100, tokens_out: int = 20) -> dict:
 VALUES = {
     "costs": [cost(0.01), cost(0.02, 50, 5), cost(0.0)],
     "branches": {
-        "sq_001": {"iteration_count": 3},
-        "sq_002": {"iteration_count": 2},
-        "sq_003": {"iteration_count": None},  # not started
-        "sq_004": {},
+        bid: {"id": bid, "question_text": f"Question {bid}?", "priority": 0.5, **fields}
+        for bid, fields in (
+            ("sq_001", {"iteration_count": 3}),
+            ("sq_002", {"iteration_count": 2}),
+            ("sq_003", {"iteration_count": 0}),  # not started
+            ("sq_004", {}),
+        )
     },
     "findings": [{"id": "f1"}, {"id": "f2"}, {"id": "f3"}],
     "sources": [{"id": "s1"}, {"id": "s2"}],

@@ -11,6 +11,7 @@ import pytest
 
 from research_core.planning.plan import PlanError
 from research_core.runs.rerun import rerun_state
+from research_core.schemas import SubQuestion
 
 
 def done(bid: str, parent: str | None = None, **fields) -> dict:
@@ -63,13 +64,14 @@ def test_only_the_chosen_branch_is_researched_again_and_the_rest_is_reused():
     state = rerun_state(OLD, "sq_002.1", question_text="  A narrower question?  ", priority="0.9")
     branches = state["branches"]
     again = branches["sq_002.1"]
-    assert again["status"] == "pending" and again["iteration_count"] == 0 and again["synthesis"] is None
-    assert again["question_text"] == "A narrower question?" and again["priority"] == 0.9
+    assert again.status == "pending" and again.iteration_count == 0 and again.synthesis is None
+    assert again.question_text == "A narrower question?" and again.priority == 0.9
     assert "sq_002.1.1" not in branches  # its old drill-down is gone
-    assert branches["sq_001"] == OLD["branches"]["sq_001"] and branches["sq_003"] == OLD["branches"]["sq_003"]
+    assert branches["sq_001"] == SubQuestion.model_validate(OLD["branches"]["sq_001"])
+    assert branches["sq_003"] == SubQuestion.model_validate(OLD["branches"]["sq_003"])
     # its parent is written again from the new answer
     parent = branches["sq_002"]
-    assert parent["status"] == "researching" and parent["research_done"] and parent["synthesis"] is None
+    assert parent.status == "researching" and parent.research_done and parent.synthesis is None
     assert state["branch_order"] == ["sq_001", "sq_002", "sq_002.1", "sq_003"]
 
 
@@ -91,7 +93,7 @@ def test_the_re_run_goes_straight_through_and_starts_a_fresh_report():
 
 def test_a_re_researched_hypothesis_is_judged_again():
     state = rerun_state(OLD, "sq_003")
-    assert state["branches"]["sq_003"]["hypothesis"] == {
+    assert state["branches"]["sq_003"].hypothesis == {
         "statement": "B wins",
         "verdict": None,
         "evidence": None,

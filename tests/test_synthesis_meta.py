@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from research_core.schemas import SubQuestion
 from research_core.synthesis.meta import clean_overview, report_without_overview
 
-ANSWER = ({"id": "sq_001", "question_text": "What is WAL?"}, "WAL lets readers go on [[src:a1]].")
+ANSWER = (SubQuestion(id="sq_001", question_text="What is WAL?", priority=0.5), "WAL lets readers go on [[src:a1]].")
 
 
 def state(mode: str) -> Any:

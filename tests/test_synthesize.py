@@ -48,8 +48,12 @@ def test_an_answer_that_states_every_finding_gets_no_list():
     assert "Also found" not in text
 
 
+def child(**fields) -> SubQuestion:
+    return SubQuestion(id="sq_001.1", question_text="A narrower question?", priority=0.5, status="completed", **fields)
+
+
 def test_the_prompt_numbers_the_findings_sources_first_then_the_childrens_each_once():
-    children = [{"synthesis": "A child [[src:c3]] and [[src:a1]] and [[src:d4]]."}]
+    children = [child(synthesis="A child [[src:c3]] and [[src:a1]] and [[src:d4]].")]
     # d4 was not handed over with the task, so it gets no number
     assert local_numbering(FINDINGS[:2], children, SOURCES) == {"a1": 1, "b2": 2, "c3": 3}
     assert local_numbering([], [], SOURCES) == {}
@@ -64,8 +68,8 @@ def test_the_prompt_shows_each_findings_confidence():
 
 
 def test_a_branch_confidence_is_the_mean_of_its_findings_and_answered_children():
-    assert branch_confidence(FINDINGS[:2], [{"confidence": 0.4}, {"confidence": None}]) == 0.7
-    assert branch_confidence([], [{"confidence": None}]) is None
+    assert branch_confidence(FINDINGS[:2], [child(confidence=0.4), child(confidence=None)]) == 0.7
+    assert branch_confidence([], [child(confidence=None)]) is None
 
 
 def test_a_branch_without_evidence_stays_unanswered_and_says_why():

@@ -6,6 +6,8 @@ uninterrupted one.
 
 from __future__ import annotations
 
+from research_core.schemas import SubQuestion
+
 
 def chain_allotments(
     left: dict[str, int],
@@ -40,12 +42,12 @@ def chain_allotments(
     return {bid: (steps[bid] if limit is None else min(limit, steps[bid]), dollars) for bid in ids}
 
 
-def allocation_left(branch: dict) -> int:
+def allocation_left(branch: SubQuestion) -> int:
     """Research iterations the branch has left of its allocation (at least one)."""
-    return max(1, int(branch.get("allocated_iterations") or 1) - int(branch.get("iteration_count") or 0))
+    return max(1, (branch.allocated_iterations or 1) - branch.iteration_count)
 
 
-def segment_length(branches: list[dict]) -> int:
+def segment_length(branches: list[SubQuestion]) -> int:
     """How many steps the chains starting now may run before `coordinate` looks again.
 
     Used when something waits for a branch to finish (a branch waiting for a free slot, a

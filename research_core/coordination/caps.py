@@ -13,7 +13,7 @@ from research_core.coordination.pass_state import CoordinationPass, coordinate_l
 from research_core.coordination.scheduling import is_drill_down_child
 from research_core.llm.costs import total_cost
 from research_core.planning.budget import reserve_synthesis_cost, run_iteration_cap
-from research_core.schemas import FINAL_STATUSES
+from research_core.schemas import FINAL_STATUSES, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState
 
@@ -50,53 +50,54 @@ def cost_cap_reached(spent: float, reservation: float, max_cost_usd: float) -> b
     return spent > 0 and spent + reservation >= max_cost_usd
 
 
-def open_branch_count(branches: dict[str, dict]) -> int:
+def open_branch_count(branches: dict[str, SubQuestion]) -> int:
     """Branches not yet in a final status (each still needs its answer written)."""
-    return sum(1 for b in branches.values() if b.get("status") not in FINAL_STATUSES)
+    return sum(1 for b in branches.values() if b.status not in FINAL_STATUSES)
 
 
-def iterations_used(branches: dict[str, dict]) -> int:
+def iterations_used(branches: dict[str, SubQuestion]) -> int:
     """Research iterations spent by every branch of the run."""
-    return sum(int(b.get("iteration_count") or 0) for b in branches.values())
+    return sum(b.iteration_count for b in branches.values())
 
 
-def drill_down_room(config: RunConfig, branches: dict[str, dict], bid: str) -> int:
+def minimum_owed(floor: int, branch: SubQuestion) -> int:
+    """Iterations `branch` is still owed of its minimum (`floor`, or its allocation when smaller)."""
+    return max(0, min(floor, branch.allocated_iterations or floor) - branch.iteration_count)
+
+
+def drill_down_room(config: RunConfig, branches: dict[str, SubQuestion], bid: str) -> int:
     """Iterations a drill-down below branch `bid` may draw on: the run's ceiling once a child is
     counted (each branch keeps an iteration back for its answer), less what every branch has spent
     and less the minimum still owed to every other unfinished branch. An approved branch is funded
     before any drill-down child, so a drill-down never leaves one unresearched."""
-    active = [b for b in branches.values() if b.get("status") != "skipped"]
+    active = [b for b in branches.values() if b.status != "skipped"]
     cap = run_iteration_cap(config.max_iterations, len(active) + 1, flat=False)
     floor = config.sub_question_min_iterations
     owed = sum(
-        max(0, min(floor, int(b.get("allocated_iterations") or floor)) - int(b.get("iteration_count") or 0))
-        for other, b in branches.items()
-        if other != bid and b.get("status") not in FINAL_STATUSES
+        minimum_owed(floor, b) for other, b in branches.items() if other != bid and b.status not in FINAL_STATUSES
     )
     return cap - iterations_used(branches) - owed
 
 
-def minimum_owed_to_approved(config: RunConfig, branches: dict[str, dict]) -> int:
+def minimum_owed_to_approved(config: RunConfig, branches: dict[str, SubQuestion]) -> int:
     """Iterations still owed to the approved branches with research left: each one's minimum, less what it spent."""
     floor = config.sub_question_min_iterations
     return sum(
-        max(0, min(floor, int(b.get("allocated_iterations") or floor)) - int(b.get("iteration_count") or 0))
+        minimum_owed(floor, b)
         for bid, b in branches.items()
-        if b.get("status") not in FINAL_STATUSES
-        and not b.get("research_done")
-        and not is_drill_down_child(branches, bid)
+        if b.status not in FINAL_STATUSES and not b.research_done and not is_drill_down_child(branches, bid)
     )
 
 
-def drill_down_children_room(config: RunConfig, branches: dict[str, dict], iterations_left: int) -> int:
+def drill_down_children_room(config: RunConfig, branches: dict[str, SubQuestion], iterations_left: int) -> int:
     """Iterations the drill-down children may research with now: what the run has left once every
     approved branch with research left has its minimum (the scheduler shares it between them)."""
     return iterations_left - minimum_owed_to_approved(config, branches)
 
 
-def research_unfinished(branches: dict[str, dict]) -> bool:
+def research_unfinished(branches: dict[str, SubQuestion]) -> bool:
     """Whether some branch still pending or researching has research left to do."""
-    return any(b.get("status") in ("pending", "researching") and not b.get("research_done") for b in branches.values())
+    return any(b.status in ("pending", "researching") and not b.research_done for b in branches.values())
 
 
 def measure_caps(state: ResearchState, p: CoordinationPass, services: Services) -> Caps:
@@ -112,7 +113,7 @@ def measure_caps(state: ResearchState, p: CoordinationPass, services: Services) 
         coverage_check=p.config.coverage_check,
     ).total(open_branch_count(p.branches))
     exhausted = cost_cap_reached(spent, reservation, p.config.max_total_cost_usd)
-    active = [b for b in p.branches.values() if b.get("status") != "skipped"]
+    active = [b for b in p.branches.values() if b.status != "skipped"]
     used = iterations_used(p.branches)
     cap = run_iteration_cap(p.config.max_iterations, len(active), flat=state.get("mode") == "flat")
     return Caps(spent, reservation, exhausted, used, cap, out_of_iterations=used >= cap)

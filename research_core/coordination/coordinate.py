@@ -23,6 +23,7 @@ from research_core.coordination.scheduling import Schedule, schedule_steps
 from research_core.coordination.tasks import findings_index, research_tasks, synthesis_task
 from research_core.services import Services
 from research_core.state import ResearchState
+from research_core.task_records import Task
 
 
 def schedule(p: CoordinationPass, counts: dict[str, int], caps: Caps) -> Schedule:
@@ -44,13 +45,15 @@ def schedule(p: CoordinationPass, counts: dict[str, int], caps: Caps) -> Schedul
     return plan
 
 
-def next_tasks(state: ResearchState, p: CoordinationPass, caps: Caps) -> list[dict]:
+def next_tasks(state: ResearchState, p: CoordinationPass, caps: Caps) -> list[Task]:
     """The tasks of the next step: branch answers, a plan revision, then research chains."""
     counts, findings_by_branch = findings_index(state.get("findings", []))
     plan = schedule(p, counts, caps)
     research_ids, revise_task = hold_for_revision(state, p, list(plan.research), caps.exhausted)
     sources_by_id = {s["id"]: s for s in state.get("sources", [])}
-    tasks = [synthesis_task(state, p, bid, findings_by_branch.get(bid, []), sources_by_id) for bid in plan.synthesize]
+    tasks: list[Task] = [
+        synthesis_task(state, p, bid, findings_by_branch.get(bid, []), sources_by_id) for bid in plan.synthesize
+    ]
     if revise_task is not None:
         tasks.append(revise_task)
     tasks += research_tasks(

@@ -30,15 +30,17 @@ from research_core.gates import (
 )
 from research_core.planning.plan import insert_after_subtree, make_children
 from research_core.planning.revision import apply_revision
+from research_core.schemas import SubQuestion
 from research_core.state import ResearchState
 
 STOPPED_WARNING = "The run was stopped early by the user; the report uses what was gathered."
 
 
-def read_step(answer: Any, branches: Mapping[str, Mapping[str, Any]]) -> StepAnswer:
+def read_step(answer: Any, branches: Mapping[str, SubQuestion]) -> StepAnswer:
     """The step gate's typed answer, applied as it arrives: only its targets are checked against the run."""
-    step = answer_from_resume("step", answer, lambda value: parse_step_answer(value, branches))
-    return check_step_targets(step, branches)
+    rows = {bid: {"id": bid, "status": b.status} for bid, b in branches.items()}  # what the gate's parser reads
+    step = answer_from_resume("step", answer, lambda value: parse_step_answer(value, rows))
+    return check_step_targets(step, rows)
 
 
 def read_revision(answer: Any, proposal: Mapping[str, Any]) -> RevisionAnswer:
@@ -54,18 +56,24 @@ def read_drill(answer: Any, proposals: list[Any]) -> DrillAnswer:
     return answer_from_resume("drill_down", answer, lambda value: parse_drill_answer(value, proposals))
 
 
-def step_payload(state: ResearchState, branches: dict[str, dict], done: list[str], error: str | None) -> dict:
+def shown_fields(branch: SubQuestion, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of `branch` a gate shows, in the order the gate shows them."""
+    dump = branch.model_dump(include=set(names))
+    return {name: dump[name] for name in names}
+
+
+def step_payload(state: ResearchState, branches: dict[str, SubQuestion], done: list[str], error: str | None) -> dict:
     """What the step gate shows: the branches just finished and the ones still pending."""
     return StepPayload(
         question=state["question"],
         completed=[
-            {k: branches[b].get(k) for k in ("id", "question_text", "synthesis", "confidence", "iteration_count")}
+            shown_fields(branches[b], ("id", "question_text", "synthesis", "confidence", "iteration_count"))
             for b in done
         ],
         pending=[
-            {k: branches[b].get(k) for k in ("id", "question_text", "priority", "status", "parent_id")}
+            shown_fields(branches[b], ("id", "question_text", "priority", "status", "parent_id"))
             for b in state["branch_order"]
-            if b in branches and branches[b].get("status") == "pending"
+            if b in branches and branches[b].status == "pending"
         ],
         error=error,
     ).model_dump()
@@ -73,7 +81,7 @@ def step_payload(state: ResearchState, branches: dict[str, dict], done: list[str
 
 def completed_not_shown(p: CoordinationPass) -> list[str]:
     """Completed branches, in plan order, that no step gate has shown yet."""
-    return [b for b in p.order if p.branches[b].get("status") == "completed" and b not in p.acknowledged]
+    return [b for b in p.order if p.branches[b].status == "completed" and b not in p.acknowledged]
 
 
 def open_step_gate(state: ResearchState, p: CoordinationPass) -> None:
@@ -127,12 +135,12 @@ def open_revision_gate(state: ResearchState, p: CoordinationPass) -> None:
         p.log.append(coordinate_log("The plan revision was rejected.", kind="revision"))
 
 
-def drill_payload(question: str, branch: dict, proposals: list[dict], error: str | None) -> dict:
+def drill_payload(question: str, branch: SubQuestion, proposals: list[dict], error: str | None) -> dict:
     """What the drill-down gate shows: the branch, why it goes deeper, and the proposed children."""
     return DrillDownPayload(
         question=question,
-        branch={k: branch.get(k) for k in ("id", "question_text", "depth_assessment", "priority")},
-        reasoning=branch.get("depth_reasoning") or "",
+        branch=shown_fields(branch, ("id", "question_text", "depth_assessment", "priority")),
+        reasoning=branch.depth_reasoning or "",
         proposals=proposals,
         error=error,
     ).model_dump()
@@ -145,9 +153,9 @@ def decide_drill_downs(state: ResearchState, p: CoordinationPass) -> None:
     """
     for bid in list(p.order):
         b = p.branches[bid]
-        if b.get("drill_status") != "proposed":
+        if b.drill_status != "proposed":
             continue
-        proposals = b.get("drill_proposal") or []
+        proposals = b.drill_proposal or []
         if p.stop:
             children = []
         elif p.config.step_mode:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from research_core.configuration import RunConfig
-from research_core.schemas import LogEntry
-from research_core.state import ResearchState
+from research_core.schemas import LogEntry, SubQuestion
+from research_core.state import ResearchState, branches_of, with_fields
+from research_core.task_records import Task
 
 
 def coordinate_log(message: str, kind: str = "decision", branch: str | None = None, reasoning: str = "") -> dict:
@@ -28,7 +29,7 @@ class CoordinationPass:
     """
 
     config: RunConfig
-    branches: dict[str, dict]
+    branches: dict[str, SubQuestion]
     order: list[str]
     stop: bool
     acknowledged: list[str]
@@ -45,16 +46,17 @@ class CoordinationPass:
         return cls(
             small_model=small_model,
             config=config,
-            branches={b: dict(v) for b, v in state["branches"].items()},
+            branches=branches_of(state),
             order=list(state["branch_order"]),
             stop=bool(state.get("stop_requested")),
             acknowledged=list(state.get("acknowledged") or []),
         )
 
     def change(self, bid: str, fields: dict) -> None:
-        """Update branch `bid` with `fields`, in the working copy and in the returned updates."""
+        """Update branch `bid` with `fields` (a new branch: all of its fields), in the working copy and
+        in the returned updates."""
         self.updates.setdefault(bid, {}).update(fields)
-        self.branches.setdefault(bid, {}).update(fields)
+        self.branches[bid] = with_fields(self.branches.get(bid), fields)
 
     def set_order(self, order: list[str]) -> None:
         """Replace the branch order, in the working copy and in the returned state."""
@@ -65,7 +67,7 @@ class CoordinationPass:
         """Plan revisions answered so far, this pass's included."""
         return int(self.extra.get("revisions_done", state.get("revisions_done") or 0))
 
-    def state_update(self, tasks: list[dict]) -> dict:
+    def state_update(self, tasks: list[Task]) -> dict:
         """What the pass returns to the run's state, with the tasks it scheduled."""
         return {
             "branches": self.updates,

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from research_core.coordination.pass_state import CoordinationPass, coordinate_log
 from research_core.planning.hypotheses import hypothesis_branches
-from research_core.schemas import HypothesesOutput, ProposedHypothesis
+from research_core.schemas import HypothesesOutput, ProposedHypothesis, SubQuestion
 
 
-def pivot_due(branch: dict) -> bool:
+def pivot_due(branch: SubQuestion) -> bool:
     """Whether `branch` is a completed hypothesis whose verdict suggests a pivot not yet handled."""
-    h = branch.get("hypothesis") or {}
+    h = branch.hypothesis or {}
     return (
-        branch.get("kind") == "hypothesis"
-        and branch.get("status") == "completed"
+        branch.kind == "hypothesis"
+        and branch.status == "completed"
         and bool(h.get("pivot"))
         and not h.get("pivot_handled")
     )
@@ -37,9 +37,9 @@ def take_hypothesis_pivots(p: CoordinationPass) -> None:
         b = p.branches[bid]
         if not pivot_due(b):
             continue
-        h = b["hypothesis"]
+        h = b.hypothesis or {}
         p.change(bid, {"hypothesis": {**h, "pivot_handled": True}})
-        count = sum(1 for v in p.branches.values() if v.get("kind") == "hypothesis")
+        count = sum(1 for v in p.branches.values() if v.kind == "hypothesis")
         if p.stop or count >= p.config.max_hypotheses:
             message = f"Pivot not taken: the ceiling of {p.config.max_hypotheses} hypotheses is reached."
             p.log.append(coordinate_log(message, kind="hypothesis", branch=bid))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from research_core.coordination.pass_state import CoordinationPass
 from research_core.coordination.tasks import revise_task
 from research_core.research.part_coverage import uncovered_parts
-from research_core.state import ResearchState
+from research_core.schemas import SubQuestion
+from research_core.state import ResearchState, branches_of
+from research_core.task_records import RevisionTask
 
 
 def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: list[str], exhausted: bool) -> bool:
@@ -20,8 +22,8 @@ def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: lis
     all such a reviser could add, at about 20 seconds a call.
     """
     # pending before this pass: the branches the scheduler is about to start count as pending
-    before = state.get("branches") or {}
-    pending = any(v.get("status") == "pending" for v in [*p.branches.values(), *before.values()])
+    before = branches_of(state)
+    pending = any(v.status == "pending" for v in [*p.branches.values(), *before.values()])
     if (
         (not pending or p.small_model)
         and not p.config.step_mode
@@ -36,21 +38,21 @@ def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: lis
         and not exhausted
         and p.revisions_done(state) < p.config.max_revisions
         and (
-            any(v.get("status") == "pending" for v in p.branches.values())
+            any(v.status == "pending" for v in p.branches.values())
             or len(p.branches) < p.config.max_total_sub_questions
         )
     )
 
 
-def parts_without_branch(question: str, branches: dict[str, dict]) -> list[str]:
+def parts_without_branch(question: str, branches: dict[str, SubQuestion]) -> list[str]:
     """The clauses of the question that no branch asks about (each branch counts for one clause)."""
-    live = [b.get("question_text", "") for b in branches.values() if b.get("status") not in ("skipped", "failed")]
+    live = [b.question_text for b in branches.values() if b.status not in ("skipped", "failed")]
     return uncovered_parts(question, live)
 
 
 def hold_for_revision(
     state: ResearchState, p: CoordinationPass, research_ids: list[str], exhausted: bool
-) -> tuple[list[str], dict | None]:
+) -> tuple[list[str], RevisionTask | None]:
     """Adaptive plan: after branches complete, ask the reviser before starting more research.
 
     When `revision_due`, branches already being researched go on beside the revision (the
@@ -58,10 +60,11 @@ def hold_for_revision(
     reviser can still drop or re-prioritise them. Returns the research to start and the revise task.
     """
     revised_after = list(state.get("revised_after") or [])
-    newly = [b for b in p.order if p.branches[b].get("status") == "completed" and b not in revised_after]
+    newly = [b for b in p.order if p.branches[b].status == "completed" and b not in revised_after]
     task = None
+    before_pass = branches_of(state)
     if revision_due(state, p, newly, exhausted):
-        held = [bid for bid in research_ids if state["branches"].get(bid, {}).get("status") == "pending"]
+        held = [bid for bid in research_ids if bid in before_pass and before_pass[bid].status == "pending"]
         for bid in held:
             p.change(bid, {"status": "pending"})
         research_ids = [bid for bid in research_ids if bid not in held]

@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from research_core.coordination.allotments import allocation_left
-from research_core.schemas import FINAL_STATUSES
+from research_core.schemas import FINAL_STATUSES, SubQuestion
 from research_core.tree import BranchTree
 
 
-def is_drill_down_child(branches: Mapping[str, Mapping], bid: str) -> bool:
+def is_drill_down_child(branches: Mapping[str, SubQuestion], bid: str) -> bool:
     """Whether branch `bid` was added by a drill-down (its parent's drill-down was approved), not in the plan."""
-    parent = branches.get(branches[bid].get("parent_id") or "")
-    return parent is not None and parent.get("drill_status") == "approved"
+    parent = branches.get(branches[bid].parent_id or "")
+    return parent is not None and parent.drill_status == "approved"
 
 
 @dataclass
@@ -39,7 +39,7 @@ class Schedule:
 
 
 def fund_drill_downs(
-    branches: Mapping[str, Mapping], candidates: list[str], room: int | None
+    branches: Mapping[str, SubQuestion], candidates: list[str], room: int | None
 ) -> tuple[list[str], dict[str, int]]:
     """The candidates that may start, and each drill-down child's share of `room`, in the candidates' order.
 
@@ -53,14 +53,52 @@ def fund_drill_downs(
         if not is_drill_down_child(branches, bid):
             started.append(bid)
         elif room > 0:
-            limits[bid] = min(allocation_left(dict(branches[bid])), room)
+            limits[bid] = min(allocation_left(branches[bid]), room)
             room -= limits[bid]
             started.append(bid)
     return started, limits
 
 
+def sort_branches(
+    out: Schedule,
+    branches: Mapping[str, SubQuestion],
+    order: list[str],
+    finding_counts: Mapping[str, int],
+    halt_reason: str | None,
+) -> tuple[list[str], list[str]]:
+    """(branches to answer, branches to research), in `order`; branches in a final status are neither.
+
+    A branch whose research is done is answered once its drill-down is decided and its children are
+    done (bottom-up). When research halts (`halt_reason`), a branch with findings (or already
+    started) goes to its answer and an untouched one is skipped; `out` records those updates.
+    """
+    to_synth: list[str] = []
+    to_research: list[str] = []
+    tree = BranchTree(branches, order)
+    for bid in order:
+        b = branches[bid]
+        if b.status in FINAL_STATUSES:
+            continue
+        if b.research_done:
+            waiting = b.drill_status == "proposed" or any(
+                branches[c].status not in FINAL_STATUSES for c in tree.children(bid)
+            )
+            if not waiting:
+                to_synth.append(bid)
+        elif halt_reason is not None:
+            if finding_counts.get(bid, 0) > 0 or b.status == "researching":
+                out.updates[bid] = {"research_done": True, "stop_reason": halt_reason}
+                to_synth.append(bid)
+            else:
+                out.updates[bid] = {"status": "skipped", "stop_reason": halt_reason}
+                out.notes.append(f"{bid} skipped: {halt_reason}.")
+        else:
+            to_research.append(bid)
+    return to_synth, to_research
+
+
 def schedule_steps(
-    branches: Mapping[str, Mapping],
+    branches: Mapping[str, SubQuestion],
     order: list[str],
     finding_counts: Mapping[str, int],
     parallel: int,
@@ -77,39 +115,12 @@ def schedule_steps(
     share `drill_down_room` (None: no limit); see `fund_drill_downs`.
     """
     out = Schedule()
-    to_synth: list[str] = []
-    to_research: list[str] = []
     halt_reason = "stopped early by the user" if stop_requested else halt_reason
-    tree = BranchTree(branches, order)
-    for bid in order:
-        b = branches[bid]
-        status = b.get("status", "pending")
-        if status in FINAL_STATUSES:
-            continue
-        if b.get("research_done"):
-            # a parent is synthesized bottom-up: after its drill-down is decided and its children are done
-            waiting = b.get("drill_status") == "proposed" or any(
-                branches[c].get("status") not in FINAL_STATUSES for c in tree.children(bid)
-            )
-            if not waiting:
-                to_synth.append(bid)
-        elif stop_requested or budget_exhausted:
-            if finding_counts.get(bid, 0) > 0 or status == "researching":
-                out.updates[bid] = {"research_done": True, "stop_reason": halt_reason}
-                to_synth.append(bid)
-            else:
-                out.updates[bid] = {"status": "skipped", "stop_reason": halt_reason}
-                out.notes.append(f"{bid} skipped: {halt_reason}.")
-        else:
-            to_research.append(bid)
-    index = {bid: i for i, bid in enumerate(order)}
-    to_research.sort(
-        key=lambda bid: (
-            branches[bid].get("status") != "researching",
-            -float(branches[bid].get("priority", 0.0)),
-            index[bid],
-        )
+    to_synth, to_research = sort_branches(
+        out, branches, order, finding_counts, halt_reason if stop_requested or budget_exhausted else None
     )
+    index = {bid: i for i, bid in enumerate(order)}
+    to_research.sort(key=lambda bid: (branches[bid].status != "researching", -branches[bid].priority, index[bid]))
     to_research, limits = fund_drill_downs(branches, to_research, drill_down_room)
     slots = max(1, parallel)
     out.synthesize = to_synth[:slots]
@@ -117,6 +128,6 @@ def schedule_steps(
     out.research = to_research[: max(0, slots)]
     out.limits = {bid: n for bid, n in limits.items() if bid in out.research}
     for bid in out.research:
-        if branches[bid].get("status") != "researching":
+        if branches[bid].status != "researching":
             out.updates.setdefault(bid, {})["status"] = "researching"
     return out

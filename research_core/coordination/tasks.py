@@ -1,7 +1,8 @@
 """The tasks `coordinate` hands out (one `Send` each): research chains, branch answers, plan revisions.
 
-A task is `{"node": ..., "payload": ...}`. The run's config is not in the payload: every node
-reads it from the runtime context (`Services.config`).
+Each task is a record of `research_core.task_records` (`ChainTask`, `SynthesisTask`,
+`RevisionTask`) naming the node it starts. The run's config is not in a task: every node reads it
+from the runtime context (`Services.config`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from research_core.coordination.pass_state import CoordinationPass
 from research_core.research.depth import can_drill_down
 from research_core.schemas import FINAL_STATUSES, SubQuestion
 from research_core.state import ResearchState
+from research_core.task_records import ChainTask, RevisionTask, SynthesisTask
 from research_core.text.citations import cited_source_ids, finding_source_ids
 from research_core.tree import BranchTree
 
@@ -31,7 +33,7 @@ def work_waits_on_branches(
     config: RunConfig,
     mode: str,
     revisions_done: int,
-    branches: dict[str, dict],
+    branches: dict[str, SubQuestion],
     running: list[str],
     iterations_left: int,
 ) -> bool:
@@ -43,7 +45,7 @@ def work_waits_on_branches(
     """
     if config.step_mode:
         return True
-    if any(b.get("status") not in FINAL_STATUSES and bid not in running for bid, b in branches.items()):
+    if any(b.status not in FINAL_STATUSES and bid not in running for bid, b in branches.items()):
         return True
     if (
         config.adaptive_plan
@@ -53,15 +55,15 @@ def work_waits_on_branches(
     ):
         return True
     return any(
-        branches[bid].get("kind") == "hypothesis"
+        branches[bid].kind == "hypothesis"
         or can_drill_down(
-            SubQuestion(**branches[bid]),
+            branches[bid],
             config,
             len(branches),
             min(iterations_left, drill_down_room(config, branches, bid)),
         )
         for bid in running
-        if not branches[bid].get("research_done")
+        if not branches[bid].research_done
     )
 
 
@@ -71,37 +73,31 @@ def synthesis_task(
     bid: str,
     findings: list[dict],
     sources_by_id: dict[str, dict],
-) -> dict:
+) -> SynthesisTask:
     """The task answering branch `bid`: its findings, its completed children, and the sources any of them cite."""
     below = BranchTree(p.branches, p.order).children(bid)
-    children = [p.branches[c] for c in below if p.branches[c].get("status") == "completed"]
+    children = [p.branches[c] for c in below if p.branches[c].status == "completed"]
     cited = set(finding_source_ids(findings))
     for child in children:
-        cited.update(cited_source_ids(child.get("synthesis") or ""))
-    return {
-        "node": "synthesize_branch",
-        "payload": {
-            "question": state["question"],
-            "branch": p.branches[bid],
-            "findings": findings,
-            "children": children,
-            "sources": [s for sid, s in sources_by_id.items() if sid in cited],
-        },
-    }
+        cited.update(cited_source_ids(child.synthesis or ""))
+    return SynthesisTask(
+        question=state["question"],
+        branch=p.branches[bid],
+        findings=findings,
+        children=children,
+        sources=[s for sid, s in sources_by_id.items() if sid in cited],
+    )
 
 
-def revise_task(state: ResearchState, p: CoordinationPass, finished: list[str]) -> dict:
+def revise_task(state: ResearchState, p: CoordinationPass, finished: list[str]) -> RevisionTask:
     """The task asking the reviser about the pending plan, after the branches in `finished` completed."""
-    return {
-        "node": "revise_plan",
-        "payload": {
-            "question": state["question"],
-            "branches": {b: dict(v) for b, v in p.branches.items()},
-            "branch_order": p.order,
-            "finished": finished,
-            "revisions_done": p.revisions_done(state),
-        },
-    }
+    return RevisionTask(
+        question=state["question"],
+        branches=dict(p.branches),
+        branch_order=p.order,
+        finished=finished,
+        revisions_done=p.revisions_done(state),
+    )
 
 
 def research_tasks(
@@ -113,7 +109,7 @@ def research_tasks(
     findings_by_branch: dict[str, list[dict]],
     sources_by_id: dict[str, dict],
     limits: dict[str, int] | None = None,
-) -> list[dict]:
+) -> list[ChainTask]:
     """The research chains to start, each with its share of the iterations and cost left.
 
     When other work waits on these branches, each chain runs one segment and comes back. `limits`
@@ -143,21 +139,17 @@ def research_tasks(
         max_steps, max_cost = allotments[bid]
         known = findings_by_branch.get(bid, [])
         tasks.append(
-            {
-                "node": "research_chain",
-                "payload": {
-                    "question": state["question"],
-                    "branch": p.branches[bid],
-                    "known_findings": known,
-                    "known_sources": [sources_by_id[sid] for sid in finding_source_ids(known) if sid in sources_by_id],
-                    "answer_when_done": not tree.children(bid),
-                    "others_wait": others_wait,
-                    "branch_count": len(p.branches),
-                    # what a drill-down below this branch may draw on (see `drill_down_room`)
-                    "iterations_left": min(caps.iterations_left, drill_down_room(p.config, p.branches, bid)),
-                    "max_steps": max_steps,
-                    "max_cost_usd": max_cost,
-                },
-            }
+            ChainTask(
+                question=state["question"],
+                branch=p.branches[bid],
+                known_findings=known,
+                known_sources=[sources_by_id[sid] for sid in finding_source_ids(known) if sid in sources_by_id],
+                answer_when_done=not tree.children(bid),
+                others_wait=others_wait,
+                branch_count=len(p.branches),
+                iterations_left=min(caps.iterations_left, drill_down_room(p.config, p.branches, bid)),
+                max_steps=max_steps,
+                max_cost_usd=max_cost,
+            )
         )
     return tasks

@@ -8,7 +8,7 @@ from research_core.configuration import RunConfig
 from research_core.planning.budget import flat_iterations, plan_budget
 from research_core.schemas import FLAT_BRANCH_ID, LogEntry, SubQuestion
 from research_core.services import Services
-from research_core.state import ResearchState
+from research_core.state import ResearchState, branches_of
 
 
 def unpriced_warnings(services: Services, config: RunConfig) -> list[str]:
@@ -37,14 +37,14 @@ def allocate_budget(state: ResearchState, runtime: Runtime[Services]) -> dict:
             node="allocate_budget", message=f"Flat research with {branch.allocated_iterations} iterations."
         )
         return {
-            "branches": {**stale, FLAT_BRANCH_ID: branch.model_dump()},
+            "branches": {**stale, FLAT_BRANCH_ID: branch},
             "branch_order": [FLAT_BRANCH_ID],
             "log": [entry.model_dump()],
             "warnings": warnings,
         }
-    branches = state["branches"]
-    active = [b for b in state["branch_order"] if branches[b]["status"] != "skipped"]
-    budget = plan_budget(config, {b: branches[b]["priority"] for b in active})
+    branches = branches_of(state)
+    active = [b for b in state["branch_order"] if branches[b].status != "skipped"]
+    budget = plan_budget(config, {b: branches[b].priority for b in active})
     update = {b: {"allocated_iterations": n} for b, n in budget.allocated.items()}
     detail = ", ".join(f"{b}: {n}" for b, n in budget.allocated.items())
     log = [LogEntry(node="allocate_budget", message=f"Iterations per branch: {detail}.").model_dump()]

@@ -35,7 +35,7 @@ def plan_to_branches(plan: Plan) -> dict:
     """State update that installs a plan's sub-questions as branches."""
     return {
         "strategy": plan.strategy,
-        "branches": {sq.id: sq.model_dump() for sq in plan.sub_questions},
+        "branches": {sq.id: sq for sq in plan.sub_questions},
         "branch_order": [sq.id for sq in plan.sub_questions],
     }
 

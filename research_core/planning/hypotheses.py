@@ -29,13 +29,13 @@ def propose_hypotheses(
 
 
 def hypothesis_branches(
-    out: HypothesesOutput, config: RunConfig, existing: dict[str, dict], limit: int, pivot_of: str | None = None
+    out: HypothesesOutput, config: RunConfig, existing: dict[str, SubQuestion], limit: int, pivot_of: str | None = None
 ) -> list[SubQuestion]:
     """New hypothesis branches, skipping near-duplicates, highest prior confidence first, at most `limit`."""
-    texts = [b["question_text"] for b in existing.values()]
+    texts = [b.question_text for b in existing.values()]
     ranked = sorted(out.hypotheses, key=lambda h: -h.confidence)
     made: list[SubQuestion] = []
-    n = sum(1 for b in existing.values() if not b.get("parent_id"))
+    n = sum(1 for b in existing.values() if not b.parent_id)
     for h in ranked:
         if len(made) >= limit or is_near_duplicate(h.statement, texts) is not None:
             continue

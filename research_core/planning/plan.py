@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -154,16 +155,8 @@ def check_plan_size(plan: Plan, config: RunConfig) -> None:
         )
 
 
-def validate_plan(
-    data: dict[str, Any] | Plan, question: str, max_depth: int = MAX_PLAN_DEPTH, *, config: RunConfig | None = None
-) -> Plan:
-    """Validate a plan edited by a user (CLI JSON file or UI table) and fill missing ids.
-
-    Refuses, with a message naming the row: no sub-questions, empty text, priority not a
-    number in 0-1, duplicate ids, unknown parents, cycles, and nesting deeper than `max_depth`;
-    with `config`, also more sub-questions than its limits allow (`check_plan_size`). Control and
-    bidi characters are removed from the texts.
-    """
+def plan_rows(data: dict[str, Any] | Plan) -> tuple[dict[str, Any], list[Any]]:
+    """The plan as a dict and its non-empty 'sub_questions' list; PlanError when it is not one."""
     if isinstance(data, Plan):
         data = data.model_dump()
     if not isinstance(data, dict):
@@ -173,6 +166,24 @@ def validate_plan(
         raise PlanError("The plan must contain a 'sub_questions' list.")
     if not rows:
         raise PlanError("The plan has no sub-questions; add at least one or run the question flat.")
+    return data, rows
+
+
+def row_text(row: dict[str, Any], where: str) -> str:
+    """A row's question text without control characters; PlanError when empty or too long."""
+    text = row.get("question_text", row.get("question"))
+    if isinstance(text, str):
+        text = strip_control_chars(text)
+    if not isinstance(text, str) or not text.strip():
+        raise PlanError(f"{where}: the question text is empty.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise PlanError(f"{where}: the question is longer than {MAX_QUESTION_CHARS} characters.")
+    return text
+
+
+def cleaned_rows(rows: list[Any]) -> list[dict[str, Any]]:
+    """Each row checked (an object, its text, priority and id) and cleaned, a missing id filled
+    with the first free `sq_NNN`; PlanError naming the first row refused."""
     cleaned: list[dict[str, Any]] = []
     ids: set[str] = set()
     next_index = 1
@@ -180,13 +191,7 @@ def validate_plan(
         if not isinstance(row, dict):
             raise PlanError(f"Sub-question {n} must be an object with question_text and priority.")
         where = f"Sub-question {n}"
-        text = row.get("question_text", row.get("question"))
-        if isinstance(text, str):
-            text = strip_control_chars(text)
-        if not isinstance(text, str) or not text.strip():
-            raise PlanError(f"{where}: the question text is empty.")
-        if len(text) > MAX_QUESTION_CHARS:
-            raise PlanError(f"{where}: the question is longer than {MAX_QUESTION_CHARS} characters.")
+        text = row_text(row, where)
         priority = as_priority(row.get("priority", 0.5), where)
         sq_id = row.get("id")
         if sq_id in (None, ""):
@@ -198,17 +203,22 @@ def validate_plan(
         if sq_id in ids:
             raise PlanError(f"{where}: the id {sq_id!r} is used twice; ids must be unique.")
         ids.add(sq_id)
-        parent = row.get("parent_id") or None
         cleaned.append(
             {
                 "id": sq_id,
                 "question_text": text.strip(),
                 "priority": priority,
                 "rationale": strip_control_chars(str(row.get("rationale") or "")).strip(),
-                "parent_id": parent,
+                "parent_id": row.get("parent_id") or None,
                 "status": row.get("status") if row.get("status") in ("pending", "skipped") else "pending",
             }
         )
+    return cleaned
+
+
+def set_depths(cleaned: list[dict[str, Any]], max_depth: int) -> None:
+    """Give each row its `depth` from its parent links; PlanError for an unknown parent, a cycle, or
+    nesting deeper than `max_depth`."""
     by_id = {r["id"]: r for r in cleaned}
     for r in cleaned:
         depth = 0
@@ -225,6 +235,21 @@ def validate_plan(
         if depth > max_depth:
             raise PlanError(f"{r['id']}: nested {depth} levels deep; the limit is {max_depth}.")
         r["depth"] = depth
+
+
+def validate_plan(
+    data: dict[str, Any] | Plan, question: str, max_depth: int = MAX_PLAN_DEPTH, *, config: RunConfig | None = None
+) -> Plan:
+    """Validate a plan edited by a user (CLI JSON file or UI table) and fill missing ids.
+
+    Refuses, with a message naming the row: no sub-questions, empty text, priority not a
+    number in 0-1, duplicate ids, unknown parents, cycles, and nesting deeper than `max_depth`;
+    with `config`, also more sub-questions than its limits allow (`check_plan_size`). Control and
+    bidi characters are removed from the texts.
+    """
+    data, rows = plan_rows(data)
+    cleaned = cleaned_rows(rows)
+    set_depths(cleaned, max_depth)
     try:
         subs = [SubQuestion(**r) for r in cleaned]
     except ValidationError as exc:
@@ -236,14 +261,16 @@ def validate_plan(
     return plan
 
 
-def insert_after_subtree(order: list[str], branches: dict[str, dict], parent_id: str, new_ids: list[str]) -> list[str]:
+def insert_after_subtree(
+    order: list[str], branches: Mapping[str, SubQuestion], parent_id: str, new_ids: list[str]
+) -> list[str]:
     """`order` with `new_ids` placed right after `parent_id` and its existing descendants."""
     end = BranchTree(branches, order).subtree_end(order, parent_id)
     return [*order[:end], *new_ids, *order[end:]]
 
 
 def make_children(
-    parent: dict, questions: list[dict], existing_ids: set[str], iterations: int, min_it: int, max_it: int
+    parent: SubQuestion, questions: list[dict], existing_ids: set[str], iterations: int, min_it: int, max_it: int
 ) -> list[SubQuestion]:
     """Children of a drill-down: ids parent.1, parent.2 ..., sharing `iterations` by priority."""
     from research_core.planning.budget import clamp, split_by_priority
@@ -252,18 +279,18 @@ def make_children(
     children = []
     n = 1
     for q, share in zip(questions, shares, strict=True):
-        while f"{parent['id']}.{n}" in existing_ids:
+        while f"{parent.id}.{n}" in existing_ids:
             n += 1
-        cid = f"{parent['id']}.{n}"
+        cid = f"{parent.id}.{n}"
         existing_ids.add(cid)
         children.append(
             SubQuestion(
                 id=cid,
                 question_text=strip_control_chars(str(q["question_text"])).strip()[:MAX_QUESTION_CHARS],
                 priority=float(q.get("priority", 0.5)),
-                rationale=str(q.get("rationale") or f"Drill-down of {parent['id']}"),
-                depth=int(parent.get("depth", 0)) + 1,
-                parent_id=parent["id"],
+                rationale=str(q.get("rationale") or f"Drill-down of {parent.id}"),
+                depth=parent.depth + 1,
+                parent_id=parent.id,
                 allocated_iterations=clamp(share, min_it, max_it),
             )
         )

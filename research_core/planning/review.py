@@ -17,15 +17,15 @@ from research_core.gates import (
 )
 from research_core.planning.budget import plan_budget
 from research_core.planning.decompose import plan_to_branches
-from research_core.schemas import LogEntry, Plan, SubQuestion
+from research_core.schemas import LogEntry, Plan
 from research_core.services import Services
-from research_core.state import ResearchState
+from research_core.state import ResearchState, branches_of
 
 
 def plan_from_state(state: ResearchState) -> Plan:
     """The current plan as the user sees it."""
-    branches = state.get("branches", {})
-    subs = [SubQuestion(**branches[b]) for b in state.get("branch_order", []) if b in branches]
+    branches = branches_of(state)
+    subs = [branches[b] for b in state.get("branch_order", []) if b in branches]
     return Plan(question=state["question"], strategy=state.get("strategy") or "multi-faceted", sub_questions=subs)
 
 
@@ -79,7 +79,7 @@ def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
         entry = LogEntry(node="review_plan", message="The user approved the plan.")
         return {"log": [entry.model_dump()]}
     removed = {b: None for b in state.get("branch_order", []) if b not in {sq.id for sq in edited.sub_questions}}
-    old = state.get("branches", {})
+    old = branches_of(state)
     kind = "hypothesis" if state.get("mode") == "hypothesis" else "question"
     edited = edited.model_copy(
         update={
@@ -87,7 +87,7 @@ def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:
                 sq.model_copy(
                     update={
                         "kind": kind,
-                        "hypothesis": old.get(sq.id, {}).get("hypothesis")
+                        "hypothesis": (old[sq.id].hypothesis if sq.id in old else None)
                         or (
                             {"search_strategy": "", "validation_criteria": "", "verdict": None}
                             if kind == "hypothesis"

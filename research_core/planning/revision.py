@@ -12,23 +12,23 @@ from research_core.text.similarity import is_near_duplicate
 
 
 def vet_revision(
-    out: PlanRevisionOutput, branches: dict[str, dict], config: RunConfig
+    out: PlanRevisionOutput, branches: dict[str, SubQuestion], config: RunConfig
 ) -> tuple[dict[str, Any], list[str]]:
     """Keep only allowed changes: pending ids only, no near-duplicates, within the ceilings.
 
     Returns (changes, notes on what was refused).
     """
     notes: list[str] = []
-    pending = {b for b, v in branches.items() if v.get("status") == "pending"}
+    pending = {b for b, v in branches.items() if v.status == "pending"}
     drop = [d for d in dict.fromkeys(out.drop) if d in pending]
     notes += [f"cannot drop {d}: not a pending branch" for d in out.drop if d not in pending]
     reprioritize = {
         k: round(min(1.0, max(0.0, float(v))), 3)
         for k, v in out.reprioritize.items()
-        if k in pending and k not in drop and abs(float(v) - float(branches[k]["priority"])) >= 0.05
+        if k in pending and k not in drop and abs(float(v) - branches[k].priority) >= 0.05
     }
     room = config.max_total_sub_questions - len(branches)
-    existing = [v["question_text"] for v in branches.values()]
+    existing = [v.question_text for v in branches.values()]
     add = []
     for proposed in out.add:
         twin = is_near_duplicate(proposed.question, existing)
@@ -55,7 +55,9 @@ def vet_revision(
 MIN_APPROVED_PRIORITY = 0.3
 
 
-def keep_approved_branches(changes: dict[str, Any], branches: dict[str, dict]) -> tuple[dict[str, Any], list[str]]:
+def keep_approved_branches(
+    changes: dict[str, Any], branches: dict[str, SubQuestion]
+) -> tuple[dict[str, Any], list[str]]:
     """Without the user (auto mode) a revision may add and re-prioritise, never drop or starve a branch.
 
     Proposed drops become suggestions in the log; a lowered priority stays at or above
@@ -63,16 +65,16 @@ def keep_approved_branches(changes: dict[str, Any], branches: dict[str, dict]) -
     """
     notes = [
         f"Suggestion (not applied: approved branches are kept without your say): drop {bid} "
-        f"{branches[bid]['question_text']!r}"
+        f"{branches[bid].question_text!r}"
         for bid in changes.get("drop", [])
     ]
     reprioritize = {}
     for bid, priority in changes.get("reprioritize", {}).items():
-        floor = min(MIN_APPROVED_PRIORITY, float(branches[bid]["priority"]))
+        floor = min(MIN_APPROVED_PRIORITY, branches[bid].priority)
         if priority < floor:
             notes.append(f"Kept {bid} at priority {floor:.2f} (the revision proposed {priority:.2f})")
             priority = floor
-        if abs(priority - float(branches[bid]["priority"])) >= 0.05:
+        if abs(priority - branches[bid].priority) >= 0.05:
             reprioritize[bid] = priority
     return {**changes, "drop": [], "reprioritize": reprioritize}, notes
 
@@ -83,18 +85,19 @@ def revision_is_empty(changes: dict[str, Any]) -> bool:
 
 
 def apply_revision(
-    changes: dict[str, Any], branches: dict[str, dict], order: list[str], config: RunConfig
+    changes: dict[str, Any], branches: dict[str, SubQuestion], order: list[str], config: RunConfig
 ) -> tuple[dict[str, dict], list[str]]:
     """Branch updates and the new branch order for accepted changes."""
     updates: dict[str, dict] = {}
+    pending = {bid for bid, b in branches.items() if b.status == "pending"}
     for bid in changes.get("drop", []):
-        if branches.get(bid, {}).get("status") == "pending":
+        if bid in pending:
             updates[bid] = {"status": "skipped", "stop_reason": "dropped by plan revision"}
     for bid, priority in changes.get("reprioritize", {}).items():
-        if branches.get(bid, {}).get("status") == "pending":
+        if bid in pending:
             updates[bid] = {"priority": priority}
     new_order = list(order)
-    top = sum(1 for b in branches.values() if not b.get("parent_id"))
+    top = sum(1 for b in branches.values() if not b.parent_id)
     for item in changes.get("add", []):
         top += 1
         while branch_id(top) in branches or branch_id(top) in updates:

@@ -31,16 +31,18 @@ from langgraph.runtime import Runtime
 
 from research_core.llm.costs import total_cost
 from research_core.research.step import research_step
+from research_core.schemas import SubQuestion
 from research_core.services import Services
-from research_core.state import merge_branches
+from research_core.state import as_branch, merge_branch_updates, with_fields
 from research_core.synthesis.synthesize import synthesize_branch
+from research_core.task_records import SynthesisTask
 from research_core.text.citations import finding_source_ids
 
 
 class ChainOutput(TypedDict, total=False):
     """What a finished chain adds to the run's state (the parent's reducers merge it)."""
 
-    branches: Annotated[dict[str, dict], merge_branches]
+    branches: Annotated[dict[str, dict[str, Any]], merge_branch_updates]  # field updates, not whole branches
     findings: Annotated[list[dict], operator.add]
     sources: Annotated[list[dict], operator.add]
     costs: Annotated[list[dict], operator.add]
@@ -49,15 +51,17 @@ class ChainOutput(TypedDict, total=False):
 
 
 class ChainState(ChainOutput, total=False):
-    """The chain's input from `coordinate` plus what its steps have gathered so far.
+    """The chain's input from `coordinate` (the fields of its `ChainTask`) plus what its steps have
+    gathered so far.
 
     The run's config is not part of it: nodes read it from the runtime context. `config` is kept
-    only so a chain checkpointed by an older version, whose input carried a copy, resumes as is.
+    only so a chain checkpointed by an older version, whose input carried a copy, resumes as is;
+    such a chain also holds its branch as a dict, read with `as_branch`.
     """
 
     question: str
     config: dict[str, Any]  # unused: the copy older versions handed every chain
-    branch: dict[str, Any]
+    branch: SubQuestion
     known_findings: list[dict]
     known_sources: list[dict]
     answer_when_done: bool
@@ -71,7 +75,7 @@ class ChainState(ChainOutput, total=False):
 
 def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
     """One research iteration of the chain's branch, with what the chain found so far."""
-    branch = state["branch"]
+    branch = as_branch(state["branch"])
     steps = int(state.get("steps") or 0)
     update = research_step(
         {
@@ -83,35 +87,32 @@ def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
         },
         runtime,
     )
-    return {**update, "branch": {**branch, **update["branches"][branch["id"]]}, "steps": steps + 1}
+    return {**update, "branch": with_fields(branch, update["branches"][branch.id]), "steps": steps + 1}
 
 
 def chain_synthesis(state: ChainState, runtime: Runtime[Services]) -> dict:
     """The branch's cited answer from every finding it has, written as soon as its research ends."""
-    branch = state["branch"]
+    branch = as_branch(state["branch"])
     findings = [*state.get("known_findings", []), *state.get("findings", [])]
     cited = set(finding_source_ids(findings))
     sources = [s for s in [*state.get("known_sources", []), *state.get("sources", [])] if s["id"] in cited]
-    update = synthesize_branch(
-        {
-            "question": state["question"],
-            "branch": branch,
-            "findings": findings,
-            "children": [],
-            "sources": list({s["id"]: s for s in sources}.values()),
-        },
-        runtime,
+    task = SynthesisTask(
+        question=state["question"],
+        branch=branch,
+        findings=findings,
+        sources=list({s["id"]: s for s in sources}.values()),
     )
-    return {**update, "branch": {**branch, **update["branches"][branch["id"]]}}
+    update = synthesize_branch(task, runtime)
+    return {**update, "branch": with_fields(branch, update["branches"][branch.id])}
 
 
 def chain_continues(state: ChainState) -> Literal["chain_step", "chain_synthesis", "__end__"]:
     """Another step of the same branch, its answer, or back to `coordinate`."""
-    branch = state["branch"]
+    branch = as_branch(state["branch"])
     steps = int(state.get("steps") or 0)
     max_steps = int(state.get("max_steps") or 1)
-    if branch.get("research_done"):
-        if not state.get("answer_when_done") or branch.get("drill_status") == "proposed":
+    if branch.research_done:
+        if not state.get("answer_when_done") or branch.drill_status == "proposed":
             return END
         # Answering here costs nothing while the other chains are still running. At the end of a
         # segment `coordinate` is waited for (a free slot, a revision, a drill-down), so the answer

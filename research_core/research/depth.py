@@ -80,6 +80,37 @@ def judged_by_engine(branch: SubQuestion, findings: list[dict]) -> tuple[dict, d
     return update, {"costs": [], "log": [entry.model_dump()]}
 
 
+def drill_proposals(
+    out: DepthAssessmentOutput, branch: SubQuestion, config: RunConfig, room: int, uncovered: list[str]
+) -> tuple[list[dict], str]:
+    """The drill-down questions a shallow verdict (`drill_down_on`) proposes, at most `max_children`
+    and `room`, and the verdict's reasoning. Questions that repeat the branch or each other go; when
+    none is left the engine proposes its `fallback_drill_question`."""
+    reasoning = out.reasoning
+    if out.depth not in SHALLOW[config.drill_down_on] or room <= 0:
+        return [], reasoning
+    proposals: list[dict] = []
+    asked = [" ".join(q.split()) for q in out.drill_into]
+    seen = {folded(branch.question_text)}
+    by_engine = False
+    if not any(len(q) > 3 and folded(q) not in seen for q in asked):
+        asked, by_engine = [fallback_drill_question(branch.question_text, uncovered)], True
+    for q in asked:
+        if len(q) > 3 and folded(q) not in seen:
+            seen.add(folded(q))
+            proposals.append(
+                {
+                    "question_text": stand_alone(q, branch.question_text)[:500],
+                    "priority": round(branch.priority * 0.9, 2),
+                    "rationale": f"Drill-down of {branch.id}: its findings were {out.depth}.",
+                }
+            )
+    proposals = proposals[: min(config.max_children, room)]
+    if by_engine and proposals:
+        reasoning = f"{reasoning} The model proposed no narrower question; the engine proposes one.".strip()
+    return proposals, reasoning
+
+
 def evaluate_depth(
     services: Services,
     config: RunConfig,
@@ -125,27 +156,7 @@ def evaluate_depth(
             reasoning=exc.user_message,
         )
         return {"drill_status": "none"}, {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    proposals: list[dict] = []
-    reasoning = out.reasoning
-    if out.depth in SHALLOW[config.drill_down_on] and room > 0:
-        asked = [" ".join(q.split()) for q in out.drill_into]
-        seen = {folded(branch.question_text)}
-        by_engine = False
-        if not any(len(q) > 3 and folded(q) not in seen for q in asked):
-            asked, by_engine = [fallback_drill_question(branch.question_text, uncovered)], True
-        for q in asked:
-            if len(q) > 3 and folded(q) not in seen:
-                seen.add(folded(q))
-                proposals.append(
-                    {
-                        "question_text": stand_alone(q, branch.question_text)[:500],
-                        "priority": round(branch.priority * 0.9, 2),
-                        "rationale": f"Drill-down of {branch.id}: its findings were {out.depth}.",
-                    }
-                )
-        proposals = proposals[: min(config.max_children, room)]
-        if by_engine and proposals:
-            reasoning = f"{reasoning} The model proposed no narrower question; the engine proposes one.".strip()
+    proposals, reasoning = drill_proposals(out, branch, config, room, uncovered)
     update = {
         "depth_assessment": out.depth,
         "depth_reasoning": reasoning,

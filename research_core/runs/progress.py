@@ -8,6 +8,7 @@ from typing import Any
 from research_core.llm.costs import summarize_costs
 from research_core.runs.records import RunTotals
 from research_core.schemas import RunResult
+from research_core.state import branches_of
 
 
 def progress_totals(values: Mapping[str, Any], active_s: float) -> RunTotals:
@@ -18,13 +19,13 @@ def progress_totals(values: Mapping[str, Any], active_s: float) -> RunTotals:
     totals are marked `partial`.
     """
     costs = summarize_costs(values.get("costs", []))
-    branches = values.get("branches", {}) or {}
+    branches = branches_of(values)
     return RunTotals(
         cost_usd=costs.total_usd,
         tokens_in=costs.tokens_in,
         tokens_out=costs.tokens_out,
         llm_calls=costs.llm_calls,
-        iterations=sum(int(b.get("iteration_count") or 0) for b in branches.values()),
+        iterations=sum(b.iteration_count for b in branches.values()),
         findings=len(values.get("findings", []) or []),
         sources=len(values.get("sources", []) or []),
         duration_s=round(active_s, 3),

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from research_core.planning.plan import PlanError, as_priority
+from research_core.schemas import SubQuestion
+from research_core.state import branches_of
 from research_core.text.citations import finding_source_ids
 from research_core.tree import BranchTree
 
@@ -36,35 +38,51 @@ RESET_FIELDS: dict[str, Any] = {
 HYPOTHESIS_RESET: dict[str, Any] = {"verdict": None, "evidence": None, "confidence": None, "pivot": None}
 
 
-def rerun_state(
-    old: dict[str, Any], branch_id: str, *, question_text: str | None = None, priority: Any = None
-) -> dict[str, Any]:
-    """The starting state of a re-run: `branch_id` reset (and edited), its old drill-down removed,
-    its ancestors waiting to be re-synthesized, everything else reused as it was."""
-    branches = {b: dict(v) for b, v in old.get("branches", {}).items()}
-    if branch_id not in branches:
-        raise PlanError(f"{branch_id!r} is not a branch of this run; choose one of {', '.join(branches)}.")
-    edited = {**branches[branch_id], **RESET_FIELDS}
-    if edited.get("hypothesis"):
-        edited["hypothesis"] = {**edited["hypothesis"], **HYPOTHESIS_RESET}
+def reset_branch(branch: SubQuestion, *, question_text: str | None = None, priority: Any = None) -> SubQuestion:
+    """`branch` as a re-run starts it: its research and answer cleared (`RESET_FIELDS`, a hypothesis's
+    verdict too), with its edited question or priority; PlanError when an edit is refused."""
+    edited: dict[str, Any] = dict(RESET_FIELDS)
+    if branch.hypothesis:
+        edited["hypothesis"] = {**branch.hypothesis, **HYPOTHESIS_RESET}
     if question_text is not None:
         if not question_text.strip():
-            raise PlanError(f"{branch_id}: the question text is empty.")
+            raise PlanError(f"{branch.id}: the question text is empty.")
         edited["question_text"] = question_text.strip()
     if priority is not None:
-        edited["priority"] = as_priority(priority, branch_id)
-    branches[branch_id] = edited
+        edited["priority"] = as_priority(priority, branch.id)
+    return branch.model_copy(update=edited)
+
+
+def rerun_branches(
+    old: dict[str, Any], branch_id: str, *, question_text: str | None = None, priority: Any = None
+) -> tuple[dict[str, SubQuestion], set[str]]:
+    """The re-run's branches (`branch_id` reset and edited, its descendants gone, its ancestors
+    waiting to be answered again, the rest as they were) and the ids whose findings are dropped."""
+    branches = branches_of(old)
+    if branch_id not in branches:
+        raise PlanError(f"{branch_id!r} is not a branch of this run; choose one of {', '.join(branches)}.")
+    branches[branch_id] = reset_branch(branches[branch_id], question_text=question_text, priority=priority)
     tree = BranchTree(branches)
     removed = set(tree.descendants(branch_id))
     for bid in removed:
         del branches[bid]
     for bid in tree.ancestors(branch_id):
-        branches[bid].update(status="researching", research_done=True, synthesis=None, confidence=None)
-    dropped = removed | {branch_id}
+        branches[bid] = branches[bid].model_copy(
+            update={"status": "researching", "research_done": True, "synthesis": None, "confidence": None}
+        )
+    return branches, removed | {branch_id}
+
+
+def rerun_state(
+    old: dict[str, Any], branch_id: str, *, question_text: str | None = None, priority: Any = None
+) -> dict[str, Any]:
+    """The starting state of a re-run: `branch_id` reset (and edited), its old drill-down removed,
+    its ancestors waiting to be re-synthesized, everything else reused as it was."""
+    branches, dropped = rerun_branches(old, branch_id, question_text=question_text, priority=priority)
     findings = [f for f in old.get("findings", []) if f["sub_question_id"] not in dropped]
     kept_ids = set(finding_source_ids(findings))
     sources = [s for s in old.get("sources", []) if s["id"] in kept_ids]
-    done = [b for b, v in branches.items() if v.get("status") == "completed"]
+    done = [b for b, v in branches.items() if v.status == "completed"]
     # The re-run researches exactly the chosen branch: no gates, and no plan reviser adding or
     # dropping other branches (which would no longer be a re-run of one branch).
     config = {**old["config"], "auto_approve": True, "step_mode": False, "adaptive_plan": False}

@@ -9,18 +9,20 @@ from research_core.schemas import (
     LogEntry,
     RunResult,
     Source,
+    SubQuestion,
     SubSynthesisSummary,
     SynthesisSummary,
 )
+from research_core.state import branches_of
 from research_core.text.citations import global_numbering, markers_to_numbered
 from research_core.tree import BranchTree
 
 
 def numbered_sources(state: dict[str, Any]) -> tuple[dict[str, int], list[Source]]:
     """The global citation numbering and the source list it indexes (cited first, then the rest)."""
-    branches = state.get("branches", {})
+    branches = branches_of(state)
     order = BranchTree(branches, state.get("branch_order", [])).depth_first()
-    texts = [branches[b]["synthesis"] for b in order if branches[b].get("synthesis")]
+    texts = [branches[b].synthesis or "" for b in order if branches[b].synthesis]
     numbering = global_numbering(texts)
     unique: dict[str, Source] = {}
     for s in state.get("sources", []):
@@ -39,59 +41,76 @@ def report_statements(state: dict[str, Any]) -> dict[str, int]:
     own = state.get("report_grounding")
     if own and state.get("mode") != "flat":
         return {"statements_checked": int(own["statements"]), "statements_supported": int(own["supported"])}
-    done = [b for b in state.get("branches", {}).values() if b.get("status") == "completed"]
+    done = [b for b in branches_of(state).values() if b.status == "completed"]
     return {
-        "statements_checked": sum(int(b.get("statements_checked") or 0) for b in done),
-        "statements_supported": sum(int(b.get("statements_supported") or 0) for b in done),
+        "statements_checked": sum(b.statements_checked for b in done),
+        "statements_supported": sum(b.statements_supported for b in done),
     }
 
 
-def build_result(
-    run_id: str, state: dict[str, Any], *, started_at: str, finished_at: str, duration_s: float
-) -> RunResult:
-    """The exportable result of a finished (or stopped) run."""
-    branches = state.get("branches", {})
-    order = BranchTree(branches, state.get("branch_order", [])).depth_first()
-    numbering, sources = numbered_sources(state)
+def result_rows(
+    branches: dict[str, SubQuestion], order: list[str], findings: list[dict], numbering: dict[str, int]
+) -> list[dict]:
+    """The result's `sub_questions`: each branch's dump in tree order, its citations numbered as the
+    report's, with its findings."""
     findings_by_branch: dict[str, list[dict]] = {}
-    for f in state.get("findings", []):
+    for f in findings:
         findings_by_branch.setdefault(f["sub_question_id"], []).append(f)
-    mode = state.get("mode") or "flat"
-    sub_questions = []
+    rows = []
     for bid in order:
-        b = dict(branches[bid])
-        if b.get("synthesis"):
+        b = branches[bid].model_dump()
+        if b["synthesis"]:
             b["synthesis"] = markers_to_numbered(b["synthesis"], numbering)
-        evidence = (b.get("hypothesis") or {}).get("evidence")
+        evidence = (b["hypothesis"] or {}).get("evidence")
         if evidence:
             b["hypothesis"] = {**b["hypothesis"], "evidence": markers_to_numbered(evidence, numbering)}
         b["findings"] = findings_by_branch.get(bid, [])
-        sub_questions.append(b)
-    research_iterations = sum(int(b.get("iteration_count", 0)) for b in branches.values())
-    syntheses = sum(1 for b in branches.values() if b.get("status") == "completed")
+        rows.append(b)
+    return rows
+
+
+def synthesis_summary(
+    state: dict[str, Any], branches: dict[str, SubQuestion], order: list[str], rows: list[dict], sources: int
+) -> SynthesisSummary:
+    """The result's `synthesis` block: the approach, what was gathered, and each answered branch."""
+    mode = state.get("mode") or "flat"
+    research_iterations = sum(b.iteration_count for b in branches.values())
+    syntheses = sum(1 for b in branches.values() if b.status == "completed")
     overhead = 2 if mode != "flat" else 0  # decomposition + meta-synthesis
-    summary = SynthesisSummary(
+    return SynthesisSummary(
         approach=mode if mode in ("hierarchical", "hypothesis") else "flat",
         decomposition_strategy=state.get("strategy") if mode != "flat" else None,
         sub_questions_count=len(order) if mode != "flat" else 0,
         total_iterations=research_iterations + syntheses + overhead,
         total_findings=len(state.get("findings", [])),
-        total_sources=len(sources),
-        citations_checked=sum(int(b.get("citations_checked") or 0) for b in branches.values()),
-        citations_supported=sum(int(b.get("citations_supported") or 0) for b in branches.values()),
+        total_sources=sources,
+        citations_checked=sum(b.citations_checked for b in branches.values()),
+        citations_supported=sum(b.citations_supported for b in branches.values()),
         **report_statements(state),
         sub_syntheses=[
             SubSynthesisSummary(
                 id=b["id"],
                 question=b["question_text"],
                 priority=b["priority"],
-                confidence=b.get("confidence"),
-                synthesis_length=len(b.get("synthesis") or ""),
+                confidence=b["confidence"],
+                synthesis_length=len(b["synthesis"] or ""),
             )
-            for b in sub_questions
-            if b.get("synthesis")
+            for b in rows
+            if b["synthesis"]
         ],
     )
+
+
+def build_result(
+    run_id: str, state: dict[str, Any], *, started_at: str, finished_at: str, duration_s: float
+) -> RunResult:
+    """The exportable result of a finished (or stopped) run."""
+    branches = branches_of(state)
+    order = BranchTree(branches, state.get("branch_order", [])).depth_first()
+    numbering, sources = numbered_sources(state)
+    sub_questions = result_rows(branches, order, state.get("findings", []), numbering)
+    summary = synthesis_summary(state, branches, order, sub_questions, len(sources))
+    mode = state.get("mode") or "flat"
     final = state.get("final_answer") or ""
     return RunResult(
         run_id=run_id,

@@ -10,6 +10,7 @@ from langgraph.types import StateSnapshot
 from research_core.llm.costs import summarize_costs
 from research_core.runs.records import RunRecord
 from research_core.schemas import CostTotals
+from research_core.state import branches_of
 from research_core.text.sanitize import strip_url_secrets_in_text
 from research_core.tree import BranchTree
 
@@ -58,7 +59,7 @@ def build_snapshot(
     Branches come in plan-tree order; the open gate's payload is `pending`; warnings are listed
     once each; the stored error is shown without credentials in URLs.
     """
-    branches = values.get("branches", {})
+    branches = branches_of(values)
     order = BranchTree(branches, values.get("branch_order", [])).depth_first()
     return RunSnapshot(
         run_id=record.id,
@@ -66,7 +67,7 @@ def build_snapshot(
         status=status,
         mode=values.get("mode") or record.mode,
         pending=state.interrupts[0].value if state.interrupts else None,
-        branches=[branches[b] for b in order],
+        branches=[branches[b].model_dump() for b in order],
         findings=values.get("findings", []),
         sources=values.get("sources", []),
         costs=summarize_costs(values.get("costs", [])),

@@ -10,7 +10,7 @@ from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import hypothesis_branches, propose_hypotheses
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
-from research_core.state import ResearchState
+from research_core.state import ResearchState, branches_of
 from research_core.synthesis.meta import ordered_syntheses
 from research_core.text.citations import markers_to_numbered
 from research_core.text.similarity import is_near_duplicate
@@ -23,7 +23,7 @@ def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
     A branch is covered when it was answered from evidence (its own findings, or answered children);
     a skipped, dropped, failed, unfinished or evidence-less branch is a gap.
     """
-    branches = state.get("branches", {})
+    branches = branches_of(state)
     with_findings = {f["sub_question_id"] for f in state.get("findings", [])}
     covered: list[str] = []
     gaps: list[str] = []
@@ -34,14 +34,14 @@ def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
 
     for bid in tree.depth_first():
         b = branches[bid]
-        label = b["question_text"]
-        status = b.get("status")
+        label = b.question_text
+        status = b.status
         if status == "completed" and evidenced(bid):
             covered.append(label)
         elif status == "completed":
             gaps.append(f"{label} (no evidence found)")
         elif status == "skipped":
-            gaps.append(f"{label} (not researched: {b.get('stop_reason') or 'skipped'})")
+            gaps.append(f"{label} (not researched: {b.stop_reason or 'skipped'})")
         elif status == "failed":
             gaps.append(f"{label} (research failed)")
         else:
@@ -75,7 +75,7 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
     if not pieces:
         gaps = own_gaps or ["No branch produced an answer."]
         return {"coverage": {"covered": [], "gaps": gaps, "sufficient": False, "reasoning": ""}}
-    answers = "\n\n".join(f"{b['question_text']}\n{markers_to_numbered(t, {})[:800]}" for b, t in pieces)
+    answers = "\n\n".join(f"{b.question_text}\n{markers_to_numbered(t, {})[:800]}" for b, t in pieces)
     system, user = render_prompt(
         "assess_coverage", question=state["question"], answers=answers, language=language_instruction(config)
     )
@@ -109,9 +109,9 @@ def _more_hypotheses(
     state: ResearchState, services: Services, config: RunConfig, gaps: list[str], update: dict
 ) -> dict:
     """Add hypotheses aimed at the gaps, within the ceiling and at most two extra rounds."""
-    branches = state.get("branches", {})
+    branches = branches_of(state)
     rounds = int(state.get("coverage_rounds") or 0)
-    room = config.max_hypotheses - sum(1 for b in branches.values() if b.get("kind") == "hypothesis")
+    room = config.max_hypotheses - sum(1 for b in branches.values() if b.kind == "hypothesis")
     if rounds >= 2 or room <= 0 or state.get("stop_requested"):
         reason = "the ceiling of hypotheses is reached" if room <= 0 else "the extra rounds are used up"
         update["log"].append(
@@ -131,7 +131,7 @@ def _more_hypotheses(
     update["costs"] += [c.model_dump() for c in costs]
     update["coverage_rounds"] = rounds + 1
     if made:
-        update["branches"] = {sq.id: sq.model_dump() for sq in made}
+        update["branches"] = {sq.id: sq for sq in made}
         update["branch_order"] = [*state.get("branch_order", []), *(sq.id for sq in made)]
         update["log"].append(
             LogEntry(

@@ -9,9 +9,9 @@ from langgraph.runtime import Runtime
 from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import LLMError
 from research_core.llm.prompts import render_prompt
-from research_core.schemas import LogEntry
+from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
-from research_core.state import ResearchState
+from research_core.state import ResearchState, branches_of
 from research_core.synthesis.claim_check import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections, limitations
@@ -27,14 +27,14 @@ from research_core.text.sanitize import strip_terminal_escapes
 from research_core.tree import BranchTree
 
 
-def ordered_syntheses(state: ResearchState) -> list[tuple[dict, str]]:
+def ordered_syntheses(state: ResearchState) -> list[tuple[SubQuestion, str]]:
     """(branch, synthesis with markers) for completed branches, in tree order."""
-    branches = state.get("branches", {})
+    branches = branches_of(state)
     out = []
     for bid in BranchTree(branches, state.get("branch_order", [])).depth_first():
         b = branches[bid]
-        if b.get("status") == "completed" and b.get("synthesis"):
-            out.append((b, b["synthesis"]))
+        if b.status == "completed" and b.synthesis:
+            out.append((b, b.synthesis))
     return out
 
 
@@ -43,16 +43,16 @@ def report_grounding(state: ResearchState, overview: Grounded | None) -> dict[st
     checked = overview.statements if overview else 0
     supported = overview.supported if overview else 0
     for b, _ in ordered_syntheses(state):
-        checked += int(b.get("statements_checked") or 0)
-        supported += int(b.get("statements_supported") or 0)
+        checked += b.statements_checked
+        supported += b.statements_supported
     return {"statements": checked, "supported": supported}
 
 
 def assembled_report(state: ResearchState, numbering: dict[str, int], overview: str = "") -> str:
     """The report: the overview (numbered citations) around the branch answers, then the limitations."""
-    numbers = BranchTree(state.get("branches", {}), state.get("branch_order", [])).numbers()
+    numbers = BranchTree(branches_of(state), state.get("branch_order", [])).numbers()
     sections = [
-        branch_section(numbers.get(b["id"], b["id"]), b["question_text"], markers_to_numbered(text, numbering))
+        branch_section(numbers.get(b.id, b.id), b.question_text, markers_to_numbered(text, numbering))
         for b, text in ordered_syntheses(state)
     ]
     gaps = [*((state.get("coverage") or {}).get("gaps") or []), *cited_side_gaps(state, numbering)]
@@ -79,7 +79,7 @@ def report_fallback(
 
 
 def report_without_overview(
-    state: ResearchState, pieces: list[tuple[dict, str]], numbering: dict[str, int]
+    state: ResearchState, pieces: list[tuple[SubQuestion, str]], numbering: dict[str, int]
 ) -> dict | None:
     """The report when no overview is asked for: a flat run's answer, no evidence at all, or no answer.
 
@@ -91,7 +91,7 @@ def report_without_overview(
             final = "\n\n".join(p for p in (final, limitations(cited_side_gaps(state, numbering))) if p)
         return {"final_answer": final, "status": "completed"}
     if pieces and not numbering:
-        parts = "\n".join(f"- {b['question_text']}" for b, _ in pieces)
+        parts = "\n".join(f"- {b.question_text}" for b, _ in pieces)
         message = "No evidence was found for any part of the question, so no answer is given."
         final = f"{message}\n\nParts researched without evidence:\n{parts}"
         entry = LogEntry(node="meta_synthesize", kind="evidence", message=message)
@@ -103,12 +103,12 @@ def report_without_overview(
 
 
 def overview_prompt(
-    state: ResearchState, config: RunConfig, pieces: list[tuple[dict, str]], numbering: dict[str, int]
+    state: ResearchState, config: RunConfig, pieces: list[tuple[SubQuestion, str]], numbering: dict[str, int]
 ) -> tuple[str, str]:
     """The meta-synthesis prompt: the question and every branch answer under its section number."""
-    sections = BranchTree(state.get("branches", {}), state.get("branch_order", [])).numbers()
+    sections = BranchTree(branches_of(state), state.get("branch_order", [])).numbers()
     sub_answers = "\n\n".join(
-        f"### {sections.get(b['id'], b['id'])} {b['question_text']}\n{markers_to_numbered(text, numbering)}"
+        f"### {sections.get(b.id, b.id)} {b.question_text}\n{markers_to_numbered(text, numbering)}"
         for b, text in pieces
     )
     mode_instructions = (

@@ -19,6 +19,7 @@ from research_core.services import Services
 from research_core.synthesis.claim_check import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.verification import verify_citations
+from research_core.task_records import SynthesisTask
 from research_core.text.citations import (
     cited_source_ids,
     finding_source_ids,
@@ -69,18 +70,16 @@ class BranchAnswer:
         }
 
 
-def synthesize_branch(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
+def synthesize_branch(payload: SynthesisTask | dict[str, Any], runtime: Runtime[Services]) -> dict:
     """Write the branch's cited answer; citations that point nowhere are removed."""
     services = runtime.context
-    branch = SubQuestion(**payload["branch"])
-    findings: list[dict] = payload.get("findings", [])
-    children: list[dict] = payload.get("children", [])
+    task = SynthesisTask.model_validate(payload)
+    branch, findings, children = task.branch, task.findings, task.children
     services.emit({"type": "branch_synthesis_started", "branch": branch.id})
     if not findings and not children:
         answer = no_evidence_answer(branch)
     else:
-        sources = payload.get("sources", [])
-        answer = answer_branch(services, branch, findings, children, sources, payload.get("question", ""))
+        answer = answer_branch(services, branch, findings, children, task.sources, task.question)
     services.emit({"type": "branch_completed", "branch": branch.id})
     return answer.update(branch.id)
 
@@ -93,12 +92,12 @@ def no_evidence_answer(branch: SubQuestion) -> BranchAnswer:
     return BranchAnswer(text, log=[entry.model_dump()])
 
 
-def local_numbering(findings: list[dict], children: list[dict], sources: list[dict]) -> dict[str, int]:
+def local_numbering(findings: list[dict], children: list[SubQuestion], sources: list[dict]) -> dict[str, int]:
     """Source id -> the number the branch's prompt cites it by: the findings' sources first, then the
     children's, each once, leaving out sources the task did not hand over."""
     ordered_ids = finding_source_ids(findings)
     for child in children:
-        ordered_ids += [sid for sid in cited_source_ids(child.get("synthesis") or "") if sid not in ordered_ids]
+        ordered_ids += [sid for sid in cited_source_ids(child.synthesis or "") if sid not in ordered_ids]
     known = {s["id"] for s in sources}
     return {sid: i for i, sid in enumerate((sid for sid in ordered_ids if sid in known), start=1)}
 
@@ -116,9 +115,9 @@ def findings_for_prompt(findings: list[dict], bullet_list: str, titles: dict[str
     return "\n".join(lines)
 
 
-def branch_confidence(findings: list[dict], children: list[dict]) -> float | None:
+def branch_confidence(findings: list[dict], children: list[SubQuestion]) -> float | None:
     """The mean confidence of the branch's findings and of its answered children, if any."""
-    confs = [f["confidence"] for f in findings] + [c["confidence"] for c in children if c.get("confidence")]
+    confs = [f["confidence"] for f in findings] + [c.confidence for c in children if c.confidence]
     return round(sum(confs) / len(confs), 3) if confs else None
 
 
@@ -126,7 +125,7 @@ def answer_branch(
     services: Services,
     branch: SubQuestion,
     findings: list[dict],
-    children: list[dict],
+    children: list[SubQuestion],
     sources: list[dict],
     question: str = "",
 ) -> BranchAnswer:
@@ -150,7 +149,7 @@ def answer_branch(
             ),
             sources=listing,
             children="\n\n".join(
-                f"{c['question_text']}\n{markers_to_numbered(c.get('synthesis') or '', local)}" for c in children
+                f"{c.question_text}\n{markers_to_numbered(c.synthesis or '', local)}" for c in children
             )
             or "(none)",
             language=language_instruction(config),
