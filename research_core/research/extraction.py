@@ -186,6 +186,23 @@ def extract_findings(
             reasoning=exc.user_message,
         )
         return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    findings, cited, refused = _checked_findings(branch, out, sentences, sources, pages, known, iteration, focus)
+    log = extraction_log(branch.id, len(findings), refused, out.reasoning)
+    return findings, cited, {"costs": [c.model_dump() for c in entries], "log": log}
+
+
+def _checked_findings(
+    branch: SubQuestion,
+    out: FindingsOutput,
+    sentences: list[NumberedSentence],
+    sources: list[Source],
+    pages: list[str],
+    known: list[dict],
+    iteration: int,
+    focus: str,
+) -> tuple[list[dict], list[Source], list[str]]:
+    """The findings of the model's picks that pass the rules above: (findings, their sources, why
+    each refused pick was refused)."""
     known_texts = [f["text"] for f in known]
     findings: list[dict] = []
     cited: dict[str, Source] = {}
@@ -217,5 +234,4 @@ def extract_findings(
                     location=location(source.url, quote),
                 ).model_dump()
             )
-    log = extraction_log(branch.id, len(findings), refused, out.reasoning)
-    return findings, list(cited.values()), {"costs": [c.model_dump() for c in entries], "log": log}
+    return findings, list(cited.values()), refused

@@ -291,6 +291,55 @@ def off_topic(sentence: str, topic: str, names: Iterable[str]) -> bool:
     return not (stems(sentence) & stems(topic))
 
 
+def _subject_refusal(
+    bare: str, cited: list[str], evidence: Mapping[str, Evidence], names: list[str], implied: list[str]
+) -> str | None:
+    """Rules 1-2 for the whole sentence: each subject it names (or its heading implies) has a cited
+    source about it that says this of it (`says_of`); "both systems" cites a source about each."""
+    for name in named_in(bare, names) or implied:
+        if not any(name in evidence[sid].subjects for sid in cited):
+            return f"names {name}, but cites no source about it"
+        if not any(says_of(evidence[sid], bare, name, names) for sid in cited):
+            return f"its source is about {name} and more, and its quotes do not say which this is"
+    if _BOTH.search(bare) and len(named_in(bare, names)) < 2:
+        about = {n for sid in cited for n in evidence[sid].subjects if n in {x.lower() for x in names}}
+        if len(about) < 2:
+            return f"speaks of both, but cites sources about {', '.join(sorted(about)) or 'neither'} only"
+    return None
+
+
+def _side_refusal(
+    clause: str,
+    bare: str,
+    side: str,
+    cited: list[str],
+    evidence: Mapping[str, Evidence],
+    names: list[str],
+    before: str,
+) -> str | None:
+    """Rules 1-4 for one side of a clause: what it says of `side` ("" for none) is in the cited
+    sources about that side, term for term and by most of its words, and is not a fact those
+    sources state of another function, subject or named thing."""
+    pool = [sid for sid in cited if not side or side in evidence[sid].subjects] or cited
+    pool_text = " ".join(evidence[sid].text for sid in pool)
+    where = f"the source about {side}" if side else "its sources"
+    missing = missing_terms(clause, pool_text, ignore=set(names))
+    if missing:
+        return f"{', '.join(missing[:3])} not in {where}"
+    held = support_share(clause, pool_text)
+    if side and held < SUPPORT_BAR:
+        return f"{where} holds {held:.0%} of what the sentence says of {side}"
+    held = stem_share(clause, pool_text)
+    if side and len(pool) < len(cited) and held < CLAIM_BAR:
+        return f"{where} holds {held:.0%} of what the sentence says of {side}, under {CLAIM_BAR:.0%}"
+    about = [evidence[sid] for sid in pool]
+    return (
+        moved_fact(clause, bare, about, names, before)
+        or other_subject(clause, bare, about, names)
+        or swapped_term(clause, about, names, before)
+    )
+
+
 # the refusals that say the wording went beyond the quotes (too few of its words, a term or a
 # negation the quotes lack), not that the sentence is about the wrong subject
 _WORDING = re.compile(
@@ -332,38 +381,15 @@ def check_claim(
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
     implied = [n.lower() for n in implied]
-    for name in named_in(bare, names) or implied:
-        if not any(name in evidence[sid].subjects for sid in cited):
-            return f"names {name}, but cites no source about it"
-        if not any(says_of(evidence[sid], bare, name, names) for sid in cited):
-            return f"its source is about {name} and more, and its quotes do not say which this is"
-    if _BOTH.search(bare) and len(named_in(bare, names)) < 2:
-        about = {n for sid in cited for n in evidence[sid].subjects if n in {x.lower() for x in names}}
-        if len(about) < 2:
-            return f"speaks of both, but cites sources about {', '.join(sorted(about)) or 'neither'} only"
+    refusal = _subject_refusal(bare, cited, evidence, names, implied)
     for clause in clauses(bare):
+        if refusal:
+            break
         sides = named_in(clause, names) or (implied if not named_in(bare, names) else []) or [""]
         for side in sides:
-            pool = [sid for sid in cited if not side or side in evidence[sid].subjects] or cited
-            pool_text = " ".join(evidence[sid].text for sid in pool)
-            where = f"the source about {side}" if side else "its sources"
-            missing = missing_terms(clause, pool_text, ignore=set(names))
-            if missing:
-                return f"{', '.join(missing[:3])} not in {where}"
-            held = support_share(clause, pool_text)
-            if side and held < SUPPORT_BAR:
-                return f"{where} holds {held:.0%} of what the sentence says of {side}"
-            held = stem_share(clause, pool_text)
-            if side and len(pool) < len(cited) and held < CLAIM_BAR:
-                return f"{where} holds {held:.0%} of what the sentence says of {side}, under {CLAIM_BAR:.0%}"
-            about = [evidence[sid] for sid in pool]
-            moved = (
-                moved_fact(clause, bare, about, names, before)
-                or other_subject(clause, bare, about, names)
-                or swapped_term(clause, about, names, before)
-            )
-            if moved:
-                return moved
+            refusal = refusal or _side_refusal(clause, bare, side, cited, evidence, names, before)
+    if refusal:
+        return refusal
     conflict = polarity_conflict(bare, whole)
     if conflict:
         return conflict

@@ -302,6 +302,26 @@ def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> l
     return []
 
 
+def _ground_line(line: str, context: ClaimContext, out: Grounded, walk: _Walk) -> str | None:
+    """One line of prose (or a list item) with each of its statements grounded; None when nothing is left."""
+    bullet = BULLET.match(line)
+    prefix = bullet.group(1) if bullet else ""
+    kept = []
+    for sentence in SENTENCE_BREAK.split(line[len(prefix) :]):
+        if not is_claim(sentence):
+            kept.append(sentence)
+            walk.read(sentence)
+            continue
+        grounded = _ground_sentence(sentence, context, out, walk)
+        if grounded is not None:
+            kept.append(grounded)
+            walk.read(grounded)
+    rebuilt = " ".join(s for s in kept if s.strip())
+    if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
+        return prefix + rebuilt
+    return None
+
+
 def ground_text(
     text: str,
     sources: Mapping[str, Mapping],
@@ -347,22 +367,9 @@ def ground_text(
         if not stripped or unchecked:
             lines.append(line)
             continue
-        bullet = BULLET.match(line)
-        prefix = bullet.group(1) if bullet else ""
-        body = line[len(prefix) :]
-        kept = []
-        for sentence in SENTENCE_BREAK.split(body):
-            if not is_claim(sentence):
-                kept.append(sentence)
-                walk.read(sentence)
-                continue
-            grounded = _ground_sentence(sentence, context, out, walk)
-            if grounded is not None:
-                kept.append(grounded)
-                walk.read(grounded)
-        rebuilt = " ".join(s for s in kept if s.strip())
-        if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
-            lines.append(prefix + rebuilt)
+        grounded_line = _ground_line(line, context, out, walk)
+        if grounded_line is not None:
+            lines.append(grounded_line)
     if block is not None:  # a block the model never closed
         lines += _ground_code(block, texts, out)
     out.text = re.sub(r"\n{3,}", "\n\n", "\n".join(drop_empty_scaffolding(drop_dangling(lines)))).strip()
