@@ -136,3 +136,11 @@ def test_a_breadcrumb_trail_in_a_findings_list_is_not_a_statement():
     sources = {"a": {"title": "core", "snippet": "Apache HTTP Server Version 2.4 Apache > HTTP Server > Documentation"}}
     out = ground_text("- Apache HTTP Server Version 2.4 Apache > HTTP Server > Documentation [[src:a]]", sources)
     assert out.text == "" and "navigation" in out.reasons[0]
+
+
+def test_a_list_item_that_only_leads_into_a_removed_list_is_dropped():
+    text = "1. SQLite allows many readers but only one writer at a time [[src:aaa111]].\n2. The options are:\n\nDone."
+    out = ground_text(text, SOURCES)
+    assert "options are" not in out.text and "1. SQLite allows many readers" in out.text
+    kept = "- The options include:\n  - Serializable\n  - Read Committed"
+    assert ground_text(kept, SOURCES).text == kept

@@ -39,18 +39,21 @@ def drop_dangling(lines: list[str]) -> list[str]:
         if fenced or FENCE.match(stripped) or _CITED_CODE.match(stripped):
             kept.append(line)
             continue
-        if not stripped or stripped.startswith(("#", "|")) or LABEL_LINE.match(stripped) or BULLET.match(line):
+        if not stripped or stripped.startswith(("#", "|")) or LABEL_LINE.match(stripped):
             kept.append(line)
             continue
         after = next((x.strip() for x in lines[i + 1 :] if x.strip()), "")
-        short = len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS
+        bullet = BULLET.match(line)
+        prefix = bullet.group(1) if bullet else ""
+        body = line[len(prefix) :].strip()
+        short = not bullet and len(re.findall(r"\w+", stripped)) < MIN_CLAIM_WORDS
         if short and not re.search(r"[.!?:。！？)\]]$", stripped) and (not after or after.startswith("#")):
             continue  # the last words of a section, broken off
-        if stripped.endswith(":") and not LABEL.match(stripped) and not _LISTED.match(after):
-            sentences = SENTENCE_BREAK.split(line.rstrip())
-            line = " ".join(sentences[:-1])
-            if not line.strip():
+        if body.endswith(":") and not LABEL.match(body) and not _LISTED.match(after):
+            body = " ".join(SENTENCE_BREAK.split(body)[:-1])
+            if not body.strip() or LABEL.match(body.strip()):
                 continue
+            line = prefix + body
         kept.append(line)
     return kept
 
