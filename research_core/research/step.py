@@ -12,6 +12,7 @@ from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import frame_terms, stand_alone, subjects, with_frame
+from research_core.research.allotment import iterations_after
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.evidence import source_relevance
@@ -34,19 +35,12 @@ from research_core.text.words import folded
 
 logger = logging.getLogger(__name__)
 
-MAX_SOURCES_IN_PROMPT = 8
-SNIPPET_CHARS_IN_PROMPT = 600
-# The embedded model reads prompts at roughly 35-75 tokens/s on 2 cores, so it gets fewer, shorter sources.
-LOCAL_SOURCES_IN_PROMPT = 5
 KNOWN_IN_QUERY_PROMPT = 5
-LOCAL_SNIPPET_CHARS = 350
 
 
 def prompt_budget(services: Services) -> tuple[int, int]:
-    """(sources per extraction prompt, characters per snippet) for the LLM in use."""
-    if services.llm.is_local:
-        return LOCAL_SOURCES_IN_PROMPT, LOCAL_SNIPPET_CHARS
-    return MAX_SOURCES_IN_PROMPT, SNIPPET_CHARS_IN_PROMPT
+    """(sources per extraction prompt, characters per snippet): the run's settings, fewer for a small model."""
+    return services.config.sources_per_prompt, services.config.snippet_chars
 
 
 def plan_queries(
@@ -251,7 +245,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
 
     topic = evidence_topic(branch, payload["question"])
-    if services.llm.is_local and iteration == 1 and branch.kind == "question" and not branch.queries:
+    if config.engine_first_queries and iteration == 1 and branch.kind == "question" and not branch.queries:
         queries, update = code_queries(branch.id, topic)
     else:
         queries, update = plan_queries(
@@ -336,7 +330,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     log.append(LogEntry(node="research_step", branch=branch.id, kind="evaluate", message=decision.reason).model_dump())
     branch_update: dict[str, Any] = {}
     branch_count = int(payload.get("branch_count", 0))
-    iterations_left = int(payload.get("iterations_left", config.max_iterations)) - 1
+    iterations_left = iterations_after(payload.get("iterations_left"), 1)
     if decision.stop and can_drill_down(branch, config, branch_count, iterations_left):
         branch_update, extra = evaluate_depth(
             services, config, branch, known + new_findings, config.max_total_sub_questions - branch_count, uncovered
