@@ -227,6 +227,35 @@ class RunConfig(BaseModel):
     searxng_url: str | None = Field(
         default=None, description="Base URL of the SearXNG instance; None = $ARBOR_SEARXNG_URL"
     )
+    # left to the model: None until the run starts, then the model's value (`llm/model_settings.py`)
+    sources_per_prompt: int | None = Field(
+        default=None, ge=1, le=20, description="Sources shown to the model per extraction prompt; None = the model's"
+    )
+    snippet_chars: int | None = Field(
+        default=None,
+        ge=100,
+        le=4000,
+        description="Characters of each source shown to the model per extraction prompt; None = the model's",
+    )
+    engine_first_queries: bool | None = Field(
+        default=None,
+        description="A branch's first search queries come from its question's words, without a model call; "
+        "None = the model's",
+    )
+    engine_judges_depth: bool | None = Field(
+        default=None,
+        description="A branch whose findings already cover every part of its question is judged deep "
+        "without a model call; None = the model's",
+    )
+    citation_judge: Literal["model", "word_overlap"] | None = Field(
+        default=None,
+        description="Who checks each cited claim against its source: the model, or word overlap; None = the model's",
+    )
+    revise_while_pending: bool | None = Field(
+        default=None,
+        description="Ask the plan reviser while approved branches are still pending (it may only re-order "
+        "them then); None = the model's",
+    )
 
     @field_validator("searxng_url")
     @classmethod

@@ -247,6 +247,8 @@ class RunResult(BaseModel):
     started_at: str
     finished_at: str
     duration_s: float
+    # the run's settings (RunConfig), those left to its model included; None in results of older versions
+    config: dict | None = None
 
 
 # ---- structured outputs the LLM answers with -------------------------------------------

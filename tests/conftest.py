@@ -16,6 +16,18 @@ from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The embedded model's and the browser's tests run one after another, on one worker (`--dist loadgroup`).
+
+    Each keeps both cores of a small machine busy (llama.cpp's threads; Chromium with `streamlit run`):
+    two at once would slow both towards their timeouts, and two model servers would each load the model.
+    """
+    for item in items:
+        if item.get_closest_marker("real_model") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("model_and_browser"))
+
+
 @pytest.fixture(autouse=True)
 def _pages_stay_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Page reading reaches loopback addresses only in tests, so nothing reaches the internet.

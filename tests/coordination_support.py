@@ -7,6 +7,7 @@ from typing import Any
 
 from research_core.configuration import RunConfig
 from research_core.coordination.pass_state import CoordinationPass
+from research_core.llm.model_settings import with_model_settings
 from research_core.schemas import SubQuestion
 
 
@@ -21,9 +22,14 @@ def records(branches: dict[str, Any]) -> dict[str, SubQuestion]:
 
 
 def make_pass(branches: dict[str, Any], *, stop: bool = False, **config: Any) -> CoordinationPass:
-    """A pass over `branches` (in their order, as records) with a RunConfig built from `config`."""
+    """A pass over `branches` (in their order, as records) with a RunConfig built from `config` (a hosted
+    model's settings for those it leaves to the model)."""
     return CoordinationPass(
-        config=RunConfig(**config), branches=records(branches), order=list(branches), stop=stop, acknowledged=[]
+        config=with_model_settings(RunConfig(**config), embedded=False),
+        branches=records(branches),
+        order=list(branches),
+        stop=stop,
+        acknowledged=[],
     )
 
 
@@ -34,7 +40,8 @@ def priced_services(
     USD per 1M tokens (in, out)."""
     prices = {"work": work, "synthesis": synthesis}
     return SimpleNamespace(
-        llm=SimpleNamespace(price=lambda tier: prices[tier], is_local=False), config=RunConfig(**config)
+        llm=SimpleNamespace(price=lambda tier: prices[tier], is_local=False),
+        config=with_model_settings(RunConfig(**config), embedded=False),
     )
 
 

@@ -16,9 +16,7 @@ def due(newly: list[str], *, exhausted: bool = False, stop: bool = False, branch
         "revisions_done": setup.pop("revisions_done", 0),
         "question": setup.pop("question", ""),
     }
-    small = setup.pop("small_model", False)
     p = make_pass({b: dict(v) for b, v in (branches or BRANCHES).items()}, stop=stop, **setup)
-    p.small_model = small
     return revision_due(state, p, newly, exhausted)  # type: ignore[arg-type]
 
 
@@ -68,10 +66,10 @@ def test_with_the_embedded_model_no_revision_in_auto_mode_while_every_part_has_a
         "sq2": {"id": "sq2", "status": "pending", "question_text": "How does SQLite lock its database file?"},
     }
     assert due(["sq1"], branches=plan, question=question)  # a hosted model is still asked
-    assert not due(["sq1"], branches=plan, question=question, small_model=True)
-    assert due(["sq1"], branches=plan, question=question, small_model=True, step_mode=True)
+    assert not due(["sq1"], branches=plan, question=question, revise_while_pending=False)
+    assert due(["sq1"], branches=plan, question=question, revise_while_pending=False, step_mode=True)
     partial = {"sq1": plan["sq1"], "sq2": {**plan["sq2"], "question_text": "How is PostgreSQL configured?"}}
-    assert due(["sq1"], branches=partial, question=question, small_model=True)  # SQLite locking: no branch
+    assert due(["sq1"], branches=partial, question=question, revise_while_pending=False)  # SQLite locking: none
 
 
 def test_outside_hierarchical_mode_nothing_is_held_for_a_revision() -> None:

@@ -598,7 +598,11 @@ def test_a_plan_error_is_an_arbor_error_and_still_a_value_error() -> None:
     assert PlanError("Fix row 2.").user_message == "Fix row 2."
 
 
-def test_the_review_gate_validates_an_edited_plan_once_from_edge_to_node(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_review_gate_checks_an_edited_plan_where_it_is_typed_and_again_at_the_node(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The page or the CLI checks an edited plan to show its refusal where it was typed; the node checks
+    it again, so a typed answer built in code meets the same checks. A checked plan passes unchanged."""
     from research_core.gates import parsing
     from research_core.planning import review as review_node
 
@@ -606,9 +610,10 @@ def test_the_review_gate_validates_an_edited_plan_once_from_edge_to_node(monkeyp
     validate = parsing.validate_plan
     monkeypatch.setattr(parsing, "validate_plan", lambda *a, **k: calls.append(1) or validate(*a, **k))
     typed = parse_answer(REVIEW_PAYLOAD, EDITED, config=CONFIG)  # the page or the CLI
+    assert len(calls) == 1
     state = {"question": QUESTION, "strategy": "multi-faceted"}
     arrived = review_node.read_review(plain_answer(typed), state, CONFIG)  # the node, after the checkpoint
-    assert arrived == typed and len(calls) == 1
+    assert arrived == typed and len(calls) == 2
 
 
 def test_a_typed_answer_crosses_the_checkpoint_by_one_dump_and_one_validation() -> None:

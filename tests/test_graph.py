@@ -278,6 +278,26 @@ def test_a_model_without_a_price_is_named_in_the_warnings(tmp_path):
     assert not any("No price is known" in w for w in priced.warnings)
 
 
+def test_a_typed_plan_over_the_runs_limits_is_refused_like_the_same_plan_typed_as_words(runner):
+    """`Runner.resume` with a typed approval goes through the plan checks a page or the CLI applies."""
+    from research_core.gates import ReviewApprove
+    from research_core.schemas import Plan, SubQuestion
+
+    rows = [SubQuestion(id=f"sq_00{n}", question_text=f"What about option {n}?", priority=0.5) for n in range(1, 4)]
+    snap = runner.start(QUESTION, config(max_sub_questions=2, min_sub_questions=1))
+    typed = runner.resume(snap.run_id, ReviewApprove(plan=Plan(question=QUESTION, sub_questions=rows)))
+    as_words = runner.resume(snap.run_id, {"sub_questions": [sq.model_dump() for sq in rows]})
+    for refused in (typed, as_words):
+        assert refused.status == "awaiting_review", refused.error
+        assert "3 top-level sub-questions; the limit is 2 (max_sub_questions)" in refused.pending["error"]
+    # a finished branch handed in with the typed plan starts afresh, as a plan typed as words does
+    done = rows[0].model_copy(update={"status": "completed", "iteration_count": 4})
+    snap = runner.resume(snap.run_id, ReviewApprove(plan=Plan(question=QUESTION, sub_questions=[done, rows[1]])))
+    assert snap.status == "completed", snap.error
+    researched = {e.get("branch") for e in snap.log if e.get("node") == "research_step"}
+    assert {"sq_001", "sq_002"} <= researched
+
+
 def test_typed_answers_reach_the_gates_as_plain_json(runner, monkeypatch):
     from research_core.gates import ReviewApprove, StepAnswer, parse_answer, read_payload
     from research_core.runs import runner as runner_module

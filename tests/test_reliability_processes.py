@@ -132,8 +132,8 @@ def test_sigterm_and_sighup_stop_a_cli_run_like_ctrl_c(tmp_path, signum):
         proc = spawn_cli(["run", CLIMATE_QUESTION, "--auto"], db, url, "library")
         first = proc.stderr.readline()
         run_id = first.split("run id ")[1].split()[0]
-        wait_for(lambda: status_of(db, run_id) == "running", 30, "the run to be driven")
-        time.sleep(1.0)  # mid-run: some steps done, a call in flight
+        # mid-run: some steps done (the decomposition and more), and every call takes 0.3 s, so one is in flight
+        wait_for(lambda: _checkpoints(db, run_id) >= 5, 60, "some steps to be done")
         os.kill(proc.pid, signum)
         _out, rest = proc.communicate(timeout=60)
         assert proc.returncode == 128 + signum, rest
@@ -144,6 +144,7 @@ def test_sigterm_and_sighup_stop_a_cli_run_like_ctrl_c(tmp_path, signum):
         )
         assert "Traceback" not in rest
         assert status_of(db, run_id) == "interrupted"
+    with stub_process() as url:  # the resumed run needs no slow answers
         done = run_cli(["resume", run_id], db, url)
     assert done.returncode == 0, done.stderr
     assert status_of(db, run_id) == "completed"

@@ -64,7 +64,7 @@ def next_tasks(state: ResearchState, p: CoordinationPass, caps: Caps) -> list[Ta
 
 def coordinate(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Gates (step, revision, drill-down), pivots, caps, then the scheduling of the next chains and syntheses."""
-    p = CoordinationPass.from_state(state, runtime.context.config, small_model=runtime.context.llm.is_local)
+    p = CoordinationPass.from_state(state, runtime.context.config)
     open_step_gate(state, p)
     open_revision_gate(state, p)
     decide_drill_downs(state, p)

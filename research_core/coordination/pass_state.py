@@ -33,18 +33,15 @@ class CoordinationPass:
     order: list[str]
     stop: bool
     acknowledged: list[str]
-    # the run's LLM is the embedded CPU model: every call costs it tens of seconds
-    small_model: bool = False
     updates: dict[str, dict] = field(default_factory=dict)
     log: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_state(cls, state: ResearchState, config: RunConfig, small_model: bool = False) -> CoordinationPass:
+    def from_state(cls, state: ResearchState, config: RunConfig) -> CoordinationPass:
         """A pass over copies of the state's branches and order, under the run's `config`."""
         return cls(
-            small_model=small_model,
             config=config,
             branches=branches_of(state),
             order=list(state["branch_order"]),

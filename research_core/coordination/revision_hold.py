@@ -17,15 +17,15 @@ def revision_due(state: ResearchState, p: CoordinationPass, newly_completed: lis
     the cost cap and `max_revisions`, with a branch pending or room for more. In auto mode a
     reviser may only add branches once none is pending, so then it is asked only while a part of
     the question has no branch of its own (`parts_without_branch`): a call that can change
-    nothing costs a small local model half a minute. With that small model (`small_model`) the same
-    holds while branches are pending: every approved branch runs anyway, and re-ordering them is
-    all such a reviser could add, at about 20 seconds a call.
+    nothing costs a small local model half a minute. Without `revise_while_pending` (the embedded
+    model's setting) the same holds while branches are pending: every approved branch runs anyway,
+    and re-ordering them is all such a reviser could add, at about 20 seconds a call.
     """
     # pending before this pass: the branches the scheduler is about to start count as pending
     before = branches_of(state)
     pending = any(v.status == "pending" for v in [*p.branches.values(), *before.values()])
     if (
-        (not pending or p.small_model)
+        (not pending or not p.config.revise_while_pending)
         and not p.config.step_mode
         and not parts_without_branch(state.get("question", ""), p.branches)
     ):

@@ -54,11 +54,18 @@ def review_payload(state: ResearchState, services: Services, error: str | None =
 
 
 def read_review(answer: Any, state: ResearchState, config: RunConfig | None) -> ReviewAnswer:
-    """The review gate's typed answer as it arrives: an edited plan was validated where it was typed,
-    so it is not validated again; a word or an older dict is read (and its plan validated) here."""
-    return answer_from_resume(
-        "review", answer, lambda value: parse_review_answer(value, state["question"], state.get("strategy"), config)
-    )
+    """The review gate's typed answer as it arrives, its edited plan checked here whatever shape it came in.
+
+    A typed answer (the Runner sends its dump) is read back into its model; a word or an older dict is
+    read by the parser. Either way the edited plan then goes through the same checks, against the
+    question and the run's limits (`config`): a plan built in code and sent typed is refused just as
+    the same plan typed into a page or the CLI is.
+    """
+
+    def parse(value: Any) -> ReviewAnswer:
+        return parse_review_answer(value, state["question"], state.get("strategy"), config)
+
+    return parse(answer_from_resume("review", answer, parse))
 
 
 def review_plan(state: ResearchState, runtime: Runtime[Services]) -> dict:

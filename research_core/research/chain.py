@@ -30,6 +30,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from research_core.llm.costs import total_cost
+from research_core.research.allotment import iterations_after
 from research_core.research.step import research_step
 from research_core.schemas import SubQuestion
 from research_core.services import Services
@@ -83,7 +84,7 @@ def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
             "branch": branch,
             "findings": [*state.get("known_findings", []), *state.get("findings", [])],
             "branch_count": state.get("branch_count", 0),
-            "iterations_left": int(state.get("iterations_left", 0)) - steps,
+            "iterations_left": iterations_after(state.get("iterations_left"), steps),
         },
         runtime,
     )

@@ -121,12 +121,13 @@ def evaluate_depth(
 ) -> tuple[dict, dict]:
     """Ask how deep the branch's findings go; propose drill-down questions when shallow (`drill_down_on`).
 
-    With the embedded model, a branch whose evidence `engine_depth` vouches for is not asked about.
+    With `engine_judges_depth` (the embedded model's setting), a branch whose evidence `engine_depth`
+    vouches for is not asked about.
     A shallow verdict without a usable proposal gets the engine's `fallback_drill_question`.
     Returns (branch update, extra state update with costs and log).
     """
     uncovered = uncovered or []
-    if services.llm.is_local and engine_depth(findings, config, uncovered):
+    if config.engine_judges_depth and engine_depth(findings, config, uncovered):
         return judged_by_engine(branch, findings)
     listing = "\n".join(f"- ({f['confidence']:.1f}) {f['text']}" for f in findings) or "(no findings)"
     system, user = render_prompt(

@@ -117,7 +117,7 @@ def step_queries(
 ) -> tuple[list[str], dict]:
     """A step's queries: written by code for the embedded model's first step of a question, planned by
     the model otherwise; a question's queries carry the main question's frame. (queries, extra update)"""
-    if services.llm.is_local and iteration == 1 and branch.kind == "question" and not branch.queries:
+    if services.config.engine_first_queries and iteration == 1 and branch.kind == "question" and not branch.queries:
         queries, update = code_queries(branch.id, topic)
     else:
         queries, update = plan_queries(services, question, branch, known, still_missing(topic, finding_texts(known)))

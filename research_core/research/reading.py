@@ -15,18 +15,10 @@ from research_core.schemas import LogEntry, Source, SubQuestion
 from research_core.services import Services
 from research_core.sources.reader import ReadStats, read_sources
 
-MAX_SOURCES_IN_PROMPT = 8
-SNIPPET_CHARS_IN_PROMPT = 600
-# The embedded model reads prompts at roughly 35-75 tokens/s on 2 cores, so it gets fewer, shorter sources.
-LOCAL_SOURCES_IN_PROMPT = 5
-LOCAL_SNIPPET_CHARS = 350
-
 
 def prompt_budget(services: Services) -> tuple[int, int]:
-    """(sources per extraction prompt, characters per snippet) for the LLM in use."""
-    if services.llm.is_local:
-        return LOCAL_SOURCES_IN_PROMPT, LOCAL_SNIPPET_CHARS
-    return MAX_SOURCES_IN_PROMPT, SNIPPET_CHARS_IN_PROMPT
+    """(sources per extraction prompt, characters per snippet): the run's settings, fewer for a small model."""
+    return services.config.sources_per_prompt, services.config.snippet_chars
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig
+from research_core.research.allotment import iterations_after
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.extraction import extract_findings
@@ -138,7 +139,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     branch_update: dict[str, Any] = {}
     branch_count = int(payload.get("branch_count", 0))
     if decision.stop and can_drill_down(
-        branch, config, branch_count, int(payload.get("iterations_left", config.max_iterations)) - 1
+        branch, config, branch_count, iterations_after(payload.get("iterations_left"), 1)
     ):
         room = config.max_total_sub_questions - branch_count
         branch_update, extra = evaluate_depth(services, config, branch, known + new_findings, room, uncovered)

@@ -129,4 +129,5 @@ def build_result(
         started_at=started_at,
         finished_at=finished_at,
         duration_s=round(duration_s, 3),
+        config=state.get("config"),
     )

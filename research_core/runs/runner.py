@@ -24,6 +24,7 @@ from research_core.db import default_db_path, open_checkpointer
 from research_core.gates import GateAnswer, plain_answer
 from research_core.graph import build_graph
 from research_core.llm.client import LLMClient
+from research_core.llm.model_settings import with_model_settings
 from research_core.planning.decompose import propose_plan
 from research_core.planning.plan import PlanError, validate_plan
 from research_core.runs.errors import RunError
@@ -177,8 +178,9 @@ class Runner:
         run_id: str | None = None,
         parent_run_id: str | None = None,
     ) -> str:
-        """Validate the inputs and record a new run; nothing runs yet."""
+        """Validate the inputs and record a new run, the settings it leaves to the model filled in; nothing runs yet."""
         question = clean_question(question)
+        config = with_model_settings(config, self.llm.is_local)
         plan_dict = None
         if plan is not None:
             try:
@@ -252,7 +254,8 @@ class Runner:
             values = rerun_state(old, branch_id, question_text=question_text, priority=priority)
         except PlanError as exc:
             raise RunError(str(exc)) from None
-        config = RunConfig(**values["config"])
+        config = with_model_settings(RunConfig(**values["config"]), self.llm.is_local)
+        values["config"] = config.model_dump()
         new_id = self.create_run(record.question, config, run_id=None, parent_run_id=run_id)
         values["run_id"] = new_id
         with open_checkpointer(self.db_path) as saver:
@@ -278,7 +281,7 @@ class Runner:
 
     def _drive_locked(self, run_id: str, graph_input: Any) -> RunSnapshot:
         record = self._record(run_id)
-        config = RunConfig.model_validate(record.config)
+        config = with_model_settings(RunConfig.model_validate(record.config), self.llm.is_local)  # older runs lack some
         started = time.monotonic()
         other = self.store.claim(run_id, os.getpid(), OWNER_TOKEN, owner_alive)
         if other is not None:

@@ -170,7 +170,12 @@ def answer_branch(
 def check_citations(services: Services, answer: BranchAnswer, sources: list[dict], branch_id: str) -> None:
     """Check each citation of `answer` against its source, removing those the source does not support."""
     check = verify_citations(
-        services.llm, answer.text, {s["id"]: s for s in sources}, node="synthesize_branch", branch=branch_id
+        services.llm,
+        answer.text,
+        {s["id"]: s for s in sources},
+        node="synthesize_branch",
+        branch=branch_id,
+        judge=services.config.citation_judge,
     )
     answer.text = check.text
     answer.costs += [c.model_dump() for c in check.costs]

@@ -64,19 +64,25 @@ def _remove_citation(text: str, claim: str, sid: str) -> str:
 
 
 def verify_citations(
-    llm: LLMClient, text: str, sources: dict[str, dict], *, node: str, branch: str | None
+    llm: LLMClient,
+    text: str,
+    sources: dict[str, dict],
+    *,
+    node: str,
+    branch: str | None,
+    judge: str | None = "model",
 ) -> VerificationResult:
     """Judge every cited claim in `text` against its source; drop the unsupported citations.
 
-    With the embedded local model the judge is word overlap, not a model call: reading up to 16
-    claims with their sources costs a 1.5B model on a CPU most of a minute per answer, and the
-    grounding check that follows (`synthesis/grounding.py`) tests every statement against its
-    sources anyway.
+    The `judge` is the run's `citation_judge`. With "word_overlap" (the embedded model's setting)
+    no model is asked: reading up to 16 claims with their sources costs a 1.5B model on a CPU most
+    of a minute per answer, and the grounding check that follows (`synthesis/grounding.py`) tests
+    every statement against its sources anyway.
     """
     pairs = [(c, sid) for c, sid in claims_with_citations(text) if sid in sources][:MAX_CLAIMS]
     if not pairs:
         return VerificationResult(text, 0, 0, 0, "none", "", [])
-    if llm.is_local:
+    if judge == "word_overlap":
         supported = [lexical_support(claim, sources[sid].get("snippet", "")) for claim, sid in pairs]
         why = "Checked by word overlap: the local model is not asked to judge citations."
         return _drop_unsupported(text, pairs, supported, "lexical", why, [])
