@@ -67,8 +67,11 @@ def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
 
 
 def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", **settings) -> Runner:
-    """A Runner against the scripted server at `url`; provider="local": treated as the embedded model."""
-    llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0, **settings)
+    """A Runner against the scripted server at `url`; provider="local": treated as the embedded model.
+
+    `settings` are further LLMSettings (a call's timeout is 10 s unless `timeout_s` says otherwise)."""
+    settings = {"timeout_s": 10, "max_retries": 0, **settings}
+    llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", **settings)
     return Runner(tmp_path / "arbor.db", llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
 
 
