@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.nodeid import NodeId
 
 from research_core.configuration import LLMSettings, RunConfig, build_run_config
 from research_core.runs.runner import Runner
@@ -15,17 +16,25 @@ from research_core.search.library import DocumentLibrary
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
 
+HEAVY_GROUP = "model_and_browser"
+
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The embedded model's and the browser's tests run one after another, on one worker (`--dist loadgroup`).
 
     Each keeps both cores of a small machine busy (llama.cpp's threads; Chromium with `streamlit run`):
     two at once would slow both towards their timeouts, and two model servers would each load the model.
+
+    pytest-xdist 3.8.0 tells the scheduler a test's group by appending `@group` to its node id through
+    `item._nodeid`, which pytest 9.2's structured node ids no longer read (pytest-dev/pytest-xdist#1386):
+    without the id set here, every test of the group would go to any worker.
     """
     for item in items:
         if item.get_closest_marker("real_model") or item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("model_and_browser"))
+            item.add_marker(pytest.mark.xdist_group(HEAVY_GROUP))
+            if getattr(config.option, "loadgroup", False) and isinstance(getattr(item, "_id", None), NodeId):
+                item._id = NodeId(path=item._id.path, names=(f"{item._id.rest}@{HEAVY_GROUP}",))
 
 
 @pytest.fixture(autouse=True)
@@ -58,8 +67,11 @@ def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
 
 
 def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", **settings) -> Runner:
-    """A Runner against the scripted server at `url`; provider="local": treated as the embedded model."""
-    llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", timeout_s=10, max_retries=0, **settings)
+    """A Runner against the scripted server at `url`; provider="local": treated as the embedded model.
+
+    `settings` are further LLMSettings (a call's timeout is 10 s unless `timeout_s` says otherwise)."""
+    settings = {"timeout_s": 10, "max_retries": 0, **settings}
+    llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", **settings)
     return Runner(tmp_path / "arbor.db", llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
 
 

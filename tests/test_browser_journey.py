@@ -85,8 +85,9 @@ def chromium() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def llm_url() -> Iterator[str]:
+    """The scripted LLM server, one for this module's tests (each gets its own app and database)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.llm_server", "--port", "0", "--latency", "0.05"],
         cwd=ROOT,

@@ -237,8 +237,9 @@ def test_server_environment_drops_settings_the_server_would_read(monkeypatch):
     assert env["ARBOR_KEEP_ME"] == "yes"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def shared_server():
+    """The embedded model's server, started once for this module's real-model tests."""
     try:
         yield get_shared_server(progress=lambda message: None)
     finally:

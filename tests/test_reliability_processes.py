@@ -162,7 +162,8 @@ def test_runs_and_history_show_the_decided_mode_while_the_run_is_running(tmp_pat
         return default_reply("meta_synthesis", body)
 
     with serve(ScriptedLLM(script={"meta_synthesis": held_report})) as (url, script):
-        runner = make_runner(tmp_path, url, backends=[FixtureSearch()])
+        # the held report call outlasts the looking, however long a busy machine takes for it
+        runner = make_runner(tmp_path, url, backends=[FixtureSearch()], timeout_s=90)
         run_id = runner.start_background(
             "Compare React, Vue, and Angular for building web applications", config(auto_approve=True)
         )
