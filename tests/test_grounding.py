@@ -144,3 +144,14 @@ def test_a_list_item_that_only_leads_into_a_removed_list_is_dropped():
     assert "options are" not in out.text and "1. SQLite allows many readers" in out.text
     kept = "- The options include:\n  - Serializable\n  - Read Committed"
     assert ground_text(kept, SOURCES).text == kept
+
+
+def test_numbered_labels_nothing_is_left_under_are_dropped():
+    text = (
+        "1. **Definition**: SQLite allows many readers but only one writer at a time [[src:aaa111]].\n\n"
+        "2. **Syntax**:\n\n3. **Example**:\n\nAlso found:\n- PostgreSQL uses multiversion concurrency control "
+        "snapshots [[src:bbb222]]."
+    )
+    out = ground_text(text, SOURCES)
+    assert "**Syntax**" not in out.text and "**Example**" not in out.text
+    assert "1. **Definition**: SQLite allows" in out.text and "Also found:" in out.text

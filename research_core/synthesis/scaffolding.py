@@ -21,8 +21,10 @@ LABEL = re.compile(r"^\*\*[^*]+\*\*\s*(\([^)]*\))?\s*[.:]?$")
 MIN_CLAIM_WORDS = 5
 # a line that only labels what follows: "**PostgreSQL:**", "Key points:"
 LABEL_LINE = re.compile(r"^(?:[-*+]\s+)?\*\*[^*]{1,60}\*\*\s*:?\s*$|^[^.!?\[]{1,40}:$")
-# a heading, a bold label or a short line ending in a colon
-_SCAFFOLD = re.compile(r"^\s*(?:#{1,6}\s+.*|(?:[-*+]\s+)?\*\*[^*]+\*\*\s*:?\s*|(?:[-*+]\s+)?[^.!?]{1,60}:)\s*$")
+# a heading, a bold label or a short line ending in a colon, as a list item ("2. **Syntax**:") or not
+_SCAFFOLD = re.compile(
+    r"^\s*(?:#{1,6}\s+.*|(?:(?:[-*+]|\d+[.)])\s+)?\*\*[^*]+\*\*\s*:?\s*|(?:(?:[-*+]|\d+[.)])\s+)?[^.!?]{1,60}:)\s*$"
+)
 
 
 def drop_dangling(lines: list[str]) -> list[str]:
