@@ -3,7 +3,8 @@ negation, no citation on framing, nothing off-topic. Each case here passed the w
 
 from __future__ import annotations
 
-from research_core.synthesis.claim_check import build_evidence, check_claim, is_framing
+from research_core.synthesis.claim_check import build_evidence, check_claim
+from research_core.synthesis.framing import is_framing
 from research_core.synthesis.grounding import ground_text
 
 QUESTION = "How do PostgreSQL and SQLite rank full-text search results?"

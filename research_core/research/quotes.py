@@ -19,6 +19,7 @@ from urllib.parse import quote as url_quote
 
 from research_core.schemas import Source
 from research_core.text.anaphora import leans_back
+from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.words import content_words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|\n+")
@@ -101,9 +102,6 @@ _NOT_PROSE = re.compile(
     r"\)\s*;\s*$|^\s*(?:(?:const|unsigned|static|struct|typedef)\s+)*(?:int|void|char|double|sqlite3\w*)\s*\**\s*\w+\s*\(|"
     r"^(?:New|Changed|Deprecated) in version [\d.]+\.?$|^(?:Added|Deprecated) in:? v?[\d.]+\.?$"
 )
-# a step of a breadcrumb trail: "Apache > HTTP Server > Documentation"
-_BREADCRUMB = re.compile(r"\s>\s")
-BREADCRUMB_STEPS = 2
 # what a line of a program has and a sentence has not: statement ends, braces, arrows, declarations
 _CODE_MARK = re.compile(r";\s|[{}]|=>|\b(?:const|let|var|import|function)\s+[\w{]|\brequire\(")
 CODE_MARKS = 3
@@ -119,7 +117,7 @@ def states_nothing(sentence: str) -> bool:
         return True
     if _HEADING.match(sentence) or _NOT_PROSE.search(sentence):
         return True
-    if len(_BREADCRUMB.findall(sentence)) >= BREADCRUMB_STEPS:
+    if is_breadcrumb(sentence):
         return True  # "Apache > HTTP Server > Documentation > Modules": where the page sits, not a fact
     if len(_CODE_MARK.findall(sentence)) >= CODE_MARKS:
         return True  # a program ("const fs = require('node:fs'); ... { signal }"), not a sentence

@@ -21,10 +21,10 @@ title; the passage when no finding quotes it):
    one before ("This setting defaults to Off", `text.anaphora`) must have that quote's name in the
    text just before it (`before`), or it hands the fact to whatever the reader last read about.
 
-Two kinds of sentences carry no citation: framing sentences, which announce a comparison or the
-report itself without stating a fact ("X and Y differ in how they handle locking", a
-restatement of the question, "These findings are supported by the documentation"), and they are
-not counted as claims; and off-topic sentences, which (with the quotes they cite) share no word
+Two kinds of sentences carry no citation: framing sentences (`synthesis/framing.py`), which announce
+a comparison or the report itself without stating a fact ("X and Y differ in how they handle
+locking", a restatement of the question, "These findings are supported by the documentation"),
+and they are not counted as claims; and off-topic sentences, which (with the quotes they cite) share no word
 with the question and name none of its subjects: they are removed even when a source supports them.
 """
 
@@ -39,29 +39,13 @@ from research_core.text.anaphora import leans_back
 from research_core.text.names import mentions, named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, stem_share, stems, support_share
-from research_core.text.terms import backticked, code_names, distinctive_terms, missing_terms, term_in
+from research_core.text.terms import backticked, code_names, missing_terms, term_in
 from research_core.text.words import looks_english
 
 _MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
 # where one side of a comparison ends and the other begins
 _CLAUSE_BREAK = re.compile(
     r";|,?\s+\b(?:while|whereas|but|although|unlike|in contrast|on the other hand)\b|,\s+and\s+(?=[A-Z])",
-    re.IGNORECASE,
-)
-_FRAMING = re.compile(
-    r"\b(?:differ(?:s|ences?)?|different (?:from|in|ways?|approach(?:es)?|mechanisms?|models?)|"
-    r"compar(?:e[sd]?|ison|ing)|similar(?:ly|ities)?|"
-    r"this (?:report|section|answer|overview)|the (?:following|sections? below|sub-answers?)|"
-    r"(?:each|both) (?:has|have|offers?) (?:its|their) own|depends? on (?:your|the) (?:needs|use case|requirements)|"
-    r"trade-?offs?)\b",
-    re.IGNORECASE,
-)
-# a sentence about the question, the findings or the sources themselves, not about the subject
-_ABOUT_REPORT = re.compile(
-    r"^\W*(?:the|this|these|our) (?:main |original |user'?s |above |following |key )?"
-    r"(?:question|findings?|research|report|sub-answers?)\b"
-    r"(?!\s+(?:\w+\s+)?(?:indicate|show|suggest|state|say|confirm)s?\s+that)|"
-    r"\b(?:supported|backed|confirmed) by the (?:provided )?(?:documentation|sources?|findings?|evidence)\b",
     re.IGNORECASE,
 )
 # Share of a cited sentence's word stems its sources must hold. Read against judged pairs (rounds
@@ -73,8 +57,6 @@ _BOTH = re.compile(
     r"\b(?:both|the two|either|neither)\s+(?:systems?|databases?|engines?|products?|servers?|libraries|modules)\b",
     re.IGNORECASE,
 )
-# a framing sentence is short: a long one with a framing word also states facts, and is checked as a claim
-FRAMING_MAX_WORDS = 16
 
 
 @dataclass(frozen=True)
@@ -102,7 +84,7 @@ def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bo
     site = named_in(parts[-1], names) if len(parts) > 1 else []
     if not site or name in site or set(site) & set(named_in(claim, names)) or len(named_in(source.title, names)) < 2:
         return True  # the claim gives the fact to the manual's own subject ("Python's sqlite3 module ...")
-    sentences = [p for unit in source.units for p in _PASSAGE_SENTENCE.split(unit) if p.strip()]
+    sentences = _sentences_of(source.units)
     best = max(sentences, key=lambda sentence: support_share(claim, sentence))
     return bool(named_in(best, [name]))
 
@@ -129,7 +111,7 @@ def build_evidence(
         title, snippet, url = str(s.get("title") or ""), str(s.get("snippet") or ""), str(s.get("url") or "")
         own = [q for q in quotes.get(sid) or [] if q.strip()]
         quoted = " ".join(own)
-        units = tuple(own) if own else tuple(p for p in _PASSAGE_SENTENCE.split(snippet) if p.strip())
+        units = tuple(own) if own else tuple(_sentences_of([snippet]))
         out[sid] = Evidence(
             f"{title} {quoted or snippet}", source_subjects(title, url, snippet, names, quoted), units, title, bool(own)
         )
@@ -137,6 +119,11 @@ def build_evidence(
 
 
 _PASSAGE_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sentences_of(units: Iterable[str]) -> list[str]:
+    """The sentences of quotes or passages, in order: what one quoted sentence says is checked against."""
+    return [p for unit in units for p in _PASSAGE_SENTENCE.split(unit) if p.strip()]
 
 
 def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable[str], before: str = "") -> str | None:
@@ -180,10 +167,10 @@ def swapped_term(clause: str, pool: list[Evidence], names: Iterable[str], before
     text before it does not either: "The data type `numeric` is not a true type but a notational
     convenience" retells "The data types smallserial, serial and bigserial are not true types ..."."""
     skip = {n.lower() for n in names}
-    mine = [t for t in code_names(clause) | backticked(clause) if t.lower() not in skip]
+    mine = sorted(t for t in code_names(clause) | backticked(clause) if t.lower() not in skip)
     if not mine:
         return None
-    sentences = [p for e in pool for u in e.units for p in _PASSAGE_SENTENCE.split(u) if p.strip()]
+    sentences = _sentences_of(u for e in pool for u in e.units)
     if not sentences:
         return None
     share, best = max((support_share(clause, p), p) for p in sentences)
@@ -210,7 +197,7 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
     mine = named_in(clause, names)
     if not mine:
         return None
-    sentences = [p for e in pool for u in e.units for p in _PASSAGE_SENTENCE.split(u) if p.strip()]
+    sentences = _sentences_of(u for e in pool for u in e.units)
     if not sentences:
         return None
     share, best = max((support_share(clause, p), p) for p in sentences)
@@ -261,27 +248,6 @@ def finding_quotes(findings: Iterable[Mapping]) -> dict[str, list[str]]:
         for sid in f.get("source_ids") or []:
             out.setdefault(sid, []).append(str(f.get("quote") or f.get("text") or ""))
     return out
-
-
-def is_framing(sentence: str, names: Iterable[str], question: str = "") -> bool:
-    """A sentence that frames a comparison or the report and names nothing beyond the question's subjects:
-    short, or of any length when every word of it is the `question`'s (it restates the question);
-    or one about the report itself (`about_the_report`)."""
-    if about_the_report(sentence):
-        return True
-    if not _FRAMING.search(sentence):
-        return False
-    if len(sentence.split()) > FRAMING_MAX_WORDS and not (question and stems(sentence) <= stems(question)):
-        return False
-    own = {n.lower() for n in names}
-    return not [t for t in distinctive_terms(sentence) if t.lower() not in own]
-
-
-def about_the_report(sentence: str) -> bool:
-    """A sentence about the question, the findings or the sources themselves ("The main question
-    compares ...", "These findings are supported by the documentation ..."): it states nothing a
-    source could back, and a citation on it lends the page to a sentence the page never says."""
-    return bool(_ABOUT_REPORT.search(sentence))
 
 
 def off_topic(sentence: str, topic: str, names: Iterable[str]) -> bool:
@@ -381,13 +347,15 @@ def check_claim(
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
     implied = [n.lower() for n in implied]
-    refusal = _subject_refusal(bare, cited, evidence, names, implied)
-    for clause in clauses(bare):
-        if refusal:
-            break
-        sides = named_in(clause, names) or (implied if not named_in(bare, names) else []) or [""]
-        for side in sides:
-            refusal = refusal or _side_refusal(clause, bare, side, cited, evidence, names, before)
+    named = named_in(bare, names)
+    sides = (
+        (clause, side)
+        for clause in clauses(bare)
+        for side in named_in(clause, names) or (implied if not named else []) or [""]
+    )
+    refusal = _subject_refusal(bare, cited, evidence, names, implied) or next(
+        (r for clause, side in sides if (r := _side_refusal(clause, bare, side, cited, evidence, names, before))), None
+    )
     if refusal:
         return refusal
     conflict = polarity_conflict(bare, whole)

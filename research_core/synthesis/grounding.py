@@ -25,10 +25,10 @@ from research_core.synthesis.claim_check import (
     Evidence,
     build_evidence,
     check_claim,
-    is_framing,
     is_wording,
     off_topic,
 )
+from research_core.synthesis.framing import is_framing
 from research_core.synthesis.scaffolding import (
     BULLET,
     FENCE,
@@ -40,6 +40,7 @@ from research_core.synthesis.scaffolding import (
     drop_empty_scaffolding,
 )
 from research_core.text.anaphora import leans_back
+from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
 from research_core.text.similarity import is_near_duplicate
@@ -191,7 +192,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     bare = _MARKER.sub("", sentence).strip()
     if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
         return None
-    if _is_a_title(bare, context) or _VERSION_NOTE.match(bare) or len(_BREADCRUMB.findall(bare)) >= 2:
+    if _is_a_title(bare, context) or _VERSION_NOTE.match(bare) or is_breadcrumb(bare):
         out.removed.append(bare)
         out.reasons.append("a page's title, navigation or version note, not a statement")
         return None
@@ -278,8 +279,6 @@ def _is_prose(sentence: str) -> bool:
 _WORD_TOKEN = re.compile(r"^[(\"']?[A-Za-z][A-Za-z'-]*[)\"',.;:!?]*$")
 PROSE_SHARE = 0.7
 
-# "Apache > HTTP Server > Documentation > Modules": a breadcrumb trail, where a page sits
-_BREADCRUMB = re.compile(r"\s>\s")
 # "New in version 3.2.": a manual's note on an entry it no longer stands beside
 _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated)\s+in\s+version\s+[\d.]+\W*$", re.IGNORECASE)
 
