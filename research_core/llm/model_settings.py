@@ -16,6 +16,7 @@ HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "snippet_chars": 600,
     "engine_first_queries": False,
     "engine_judges_depth": False,
+    "engine_picks": False,
     "citation_judge": "model",
     "revise_while_pending": True,
 }
@@ -24,6 +25,7 @@ EMBEDDED_MODEL_SETTINGS: dict[str, Any] = {
     "snippet_chars": 350,
     "engine_first_queries": True,
     "engine_judges_depth": True,
+    "engine_picks": True,
     "citation_judge": "word_overlap",
     "revise_while_pending": False,
 }

@@ -23,6 +23,7 @@ from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import subjects, topic_words
+from research_core.research.engine_picks import engine_picks
 from research_core.research.evidence import duplicate_of
 from research_core.research.quotes import (
     MIN_QUOTE_WORDS,
@@ -186,6 +187,9 @@ def extract_findings(
             reasoning=exc.user_message,
         )
         return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
+    picks = engine_picks(focus, sentences, out.findings) if services.config.engine_picks else []
+    if picks:
+        out = out.model_copy(update={"findings": [*out.findings, *picks]})
     findings, cited, refused = _checked_findings(branch, out, sentences, sources, pages, known, iteration, focus)
     log = extraction_log(branch.id, len(findings), refused, out.reasoning)
     return findings, cited, {"costs": [c.model_dump() for c in entries], "log": log}
