@@ -535,3 +535,29 @@ def test_a_retelling_that_gives_a_quote_to_another_named_thing_is_removed():
         "convenience for creating unique identifier columns [[src:n]]."
     )
     assert _ground_on(kept, {"n": numeric}, quotes, ("PostgreSQL",), topic).text == kept
+
+
+def test_a_fact_from_one_systems_manual_is_not_given_to_the_other_system_it_mentions():
+    # SQLite's page names PostgreSQL once (its model for window functions); what it says of window
+    # functions is SQLite's, and a sentence giving it to PostgreSQL is removed
+    windows = {"title": "Window Functions", "url": "/usr/share/doc/sqlite3/windowfunctions.html"}
+    quotes = {
+        "w": [
+            "The SQLite developers used the PostgreSQL window function documentation as their primary reference.",
+            "Window functions come in two varieties: aggregate window functions and built-in window functions.",
+        ]
+    }
+    names = ("PostgreSQL", "SQLite")
+    topic = "What are window functions, how does PostgreSQL support them, and does SQLite support the same OVER clause?"
+    moved = (
+        "In PostgreSQL, window functions come in two varieties: aggregate window functions and built-in "
+        "window functions [[src:w]]."
+    )
+    assert _ground_on(moved, {"w": windows}, quotes, names, topic).text == ""
+    own = "Window functions come in two varieties: aggregate window functions and built-in window functions [[src:w]]."
+    assert _ground_on(own, {"w": windows}, quotes, names, topic).text == own
+    # what the page says of PostgreSQL itself may be given to PostgreSQL
+    said = (
+        "The SQLite developers used the PostgreSQL window function documentation as their primary reference [[src:w]]."
+    )
+    assert _ground_on(said, {"w": windows}, quotes, names, topic).text == said

@@ -68,21 +68,33 @@ class Evidence:
     units: tuple[str, ...] = ()  # each quote (or each passage sentence): what one place on the page says
     title: str = ""
     quoted: bool = False  # the units are findings' quotes (checked at extraction), not passage sentences
+    address: str = ""  # the source's URL: a manual's folder or a site's name says whose documentation it is
+
+
+def owners(source: Evidence, names: Iterable[str]) -> list[str]:
+    """The subjects whose documentation the page is: the site part of a title that names two subjects
+    ("... for SQLite databases — Python 3.11 documentation"), else the subjects the folder or site
+    of its address names (`/usr/share/doc/sqlite3/`, `https://www.sqlite.org/`). The page's own file
+    name does not count: `mod_proxy.html` and `worker_threads.html` are parts of one manual."""
+    names = list(names)
+    parts = _TITLE_PARTS.split(source.title)
+    if len(parts) > 1 and len(named_in(source.title, names)) >= 2 and (site := named_in(parts[-1], names)):
+        return site
+    return named_in(source.address.split("#", 1)[0].rsplit("/", 1)[0], names)
 
 
 def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bool:
     """Whether what `source` quotes for `claim` can be given to `name`: the source is about `name`,
-    and when `name` is not the manual the page belongs to but another subject its title names
-    ("sqlite3 — DB-API 2.0 interface for SQLite databases — Python 3.11 documentation" is Python's
-    page), the quoted sentence that holds most of the claim names `name` itself. Such a page's `commit()` is
-    Python's, not SQLite's, whatever a retelling calls it."""
+    and when the page is another subject's documentation (`owners`), the quoted sentence that holds
+    most of the claim names `name` itself. Python's sqlite3 page's `commit()` is Python's, not
+    SQLite's, and SQLite's window-function page, which names PostgreSQL once, does not say what
+    "PostgreSQL's window functions" are, whatever a retelling calls them."""
     if name not in source.subjects:
         return False
     if not source.quoted:
         return True
-    parts = _TITLE_PARTS.split(source.title)
-    site = named_in(parts[-1], names) if len(parts) > 1 else []
-    if not site or name in site or set(site) & set(named_in(claim, names)) or len(named_in(source.title, names)) < 2:
+    site = owners(source, names)
+    if not site or name in site or set(site) & set(named_in(claim, names)):
         return True  # the claim gives the fact to the manual's own subject ("Python's sqlite3 module ...")
     sentences = _sentences_of(source.units)
     best = max(sentences, key=lambda sentence: support_share(claim, sentence))
@@ -113,7 +125,12 @@ def build_evidence(
         quoted = " ".join(own)
         units = tuple(own) if own else tuple(_sentences_of([snippet]))
         out[sid] = Evidence(
-            f"{title} {quoted or snippet}", source_subjects(title, url, snippet, names, quoted), units, title, bool(own)
+            f"{title} {quoted or snippet}",
+            source_subjects(title, url, snippet, names, quoted),
+            units,
+            title,
+            bool(own),
+            url,
         )
     return out
 
