@@ -561,3 +561,19 @@ def test_a_fact_from_one_systems_manual_is_not_given_to_the_other_system_it_ment
         "The SQLite developers used the PostgreSQL window function documentation as their primary reference [[src:w]]."
     )
     assert _ground_on(said, {"w": windows}, quotes, names, topic).text == said
+
+
+def test_a_quote_about_one_named_option_does_not_back_a_sentence_giving_it_to_another():
+    avoid = {"title": "When not to use mod_rewrite - Apache HTTP Server", "url": "/manual/en/rewrite/avoid.html"}
+    quotes = {
+        "a": [
+            "However, in many cases, when there is no actual pattern matching needed, as in the example shown "
+            "above, the ProxyPass directive is a better choice."
+        ]
+    }
+    names = ("mod_proxy", "ProxyPass", "mod_rewrite")
+    topic = "Compare reverse proxying with mod_proxy's ProxyPass directive and with mod_rewrite's [P] flag"
+    swapped = "When there is no actual pattern matching needed, mod_rewrite is a better choice [[src:a]]."
+    assert _ground_on(swapped, {"a": avoid}, quotes, names, topic).text == ""
+    kept = "When there is no actual pattern matching needed, the ProxyPass directive is a better choice [[src:a]]."
+    assert _ground_on(kept, {"a": avoid}, quotes, names, topic).text == kept

@@ -88,17 +88,22 @@ def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bo
     and when the page is another subject's documentation (`owners`), the quoted sentence that holds
     most of the claim names `name` itself. Python's sqlite3 page's `commit()` is Python's, not
     SQLite's, and SQLite's window-function page, which names PostgreSQL once, does not say what
-    "PostgreSQL's window functions" are, whatever a retelling calls them."""
+    "PostgreSQL's window functions" are, whatever a retelling calls them. And whatever the page,
+    when the claim names subjects and that quoted sentence names others and none of the claim's, it
+    says the fact of another one: "the ProxyPass directive is a better choice" is not the [P] flag's."""
     if name not in source.subjects:
         return False
     if not source.quoted:
         return True
+    claimed = set(named_in(claim, names))
+    best = max(_sentences_of(source.units), key=lambda sentence: support_share(claim, sentence))
+    said_of = set(named_in(best, names))
+    if claimed and said_of and not said_of & claimed:
+        return False  # the quote says it of another subject: "the ProxyPass directive is a better choice"
     site = owners(source, names)
-    if not site or name in site or set(site) & set(named_in(claim, names)):
+    if not site or name in site or set(site) & claimed:
         return True  # the claim gives the fact to the manual's own subject ("Python's sqlite3 module ...")
-    sentences = _sentences_of(source.units)
-    best = max(sentences, key=lambda sentence: support_share(claim, sentence))
-    return bool(named_in(best, [name]))
+    return name in said_of
 
 
 # "Title — Site", "Title | Site", "Title - Site": the last part names the manual a page belongs to
