@@ -284,7 +284,7 @@ def hypotheses(result: RunResult) -> list[BranchRow]:
 
 
 def _verdict(sq: BranchRow) -> str:
-    verdict = str((sq.hypothesis or {}).get("verdict") or "")
+    verdict = sq.notes.verdict or ""
     return verdict if verdict in VERDICTS else ""
 
 
@@ -300,17 +300,16 @@ def hypotheses_frame(result: RunResult) -> pd.DataFrame:
     numbers = widgets.branch_numbers(result.sub_questions)
     rows = []
     for sq in hypotheses(result):
-        h = sq.hypothesis or {}
-        pivot_of = h.get("pivot_of")
+        h = sq.notes
         rows.append(
             {
                 "#": numbers.get(sq.id, sq.id),
                 "hypothesis": sq.question_text,
                 "verdict": VERDICTS[_verdict(sq)][0],
-                "confidence": _out_of_ten(h.get("confidence")) if _verdict(sq) else "–",
-                "prior": _out_of_ten(h.get("initial_confidence")),
-                "pivot": h.get("pivot") or "",
-                "pivot of": numbers.get(pivot_of, pivot_of) if pivot_of else "",
+                "confidence": _out_of_ten(h.confidence) if _verdict(sq) else "–",
+                "prior": _out_of_ten(h.initial_confidence),
+                "pivot": h.pivot or "",
+                "pivot of": numbers.get(h.pivot_of, h.pivot_of) if h.pivot_of else "",
             }
         )
     return pd.DataFrame(rows, columns=["#", "hypothesis", "verdict", "confidence", "prior", "pivot", "pivot of"])
@@ -340,11 +339,10 @@ def hypothesis_cards(result: RunResult, *, key_prefix: str, quotes: QuotesBySour
     )
     tested_pivots: dict[str, str] = {}
     for sq in hyps:
-        pivot_of = (sq.hypothesis or {}).get("pivot_of")
-        if pivot_of:
-            tested_pivots.setdefault(pivot_of, sq.id)
+        if sq.notes.pivot_of:
+            tested_pivots.setdefault(sq.notes.pivot_of, sq.id)
     for sq in hyps:
-        h = sq.hypothesis or {}
+        h = sq.notes
         verdict = _verdict(sq)
         label, color, icon = VERDICTS[verdict]
         with st.container(border=True):
@@ -353,23 +351,23 @@ def hypothesis_cards(result: RunResult, *, key_prefix: str, quotes: QuotesBySour
                 st.badge(label, color=color, icon=icon)  # type: ignore[arg-type]
                 facts = []
                 if verdict:
-                    facts.append(f"confidence {_out_of_ten(h.get('confidence'))}")
-                facts.append(f"prior {_out_of_ten(h.get('initial_confidence'))}")
-                if h.get("pivot_of"):
-                    facts.append(f"pivot of {esc(numbers.get(h['pivot_of'], h['pivot_of']))}")
+                    facts.append(f"confidence {_out_of_ten(h.confidence)}")
+                facts.append(f"prior {_out_of_ten(h.initial_confidence)}")
+                if h.pivot_of:
+                    facts.append(f"pivot of {esc(numbers.get(h.pivot_of, h.pivot_of))}")
                 st.caption(" · ".join(facts))
-            if h.get("validation_criteria"):
-                st.caption(f"Test: {esc(h['validation_criteria'])}")
-            evidence = markers_to_numbered(str(h.get("evidence") or ""), numbering)
+            if h.validation_criteria:
+                st.caption(f"Test: {esc(h.validation_criteria)}")
+            evidence = markers_to_numbered(h.evidence or "", numbering)
             if evidence.strip():
                 st.markdown("**Evidence**")
                 show_cited(evidence, result.sources, "", top_heading=5, quotes=quotes)
             elif not verdict:
                 st.caption(f"Not judged ({esc(sq.status)}).")
-            if h.get("pivot"):
+            if h.pivot:
                 tested = tested_pivots.get(sq.id)
                 where = f" (tested as {esc(numbers.get(tested, tested))})" if tested else " (not tested)"
-                st.markdown(f":material/alt_route: **Suggested pivot:** {esc(h['pivot'])}{where}")
+                st.markdown(f":material/alt_route: **Suggested pivot:** {esc(h.pivot)}{where}")
 
 
 # ---- the whole report -------------------------------------------------------------------------------

@@ -68,9 +68,9 @@ def _print_hypotheses(branches: list[BranchRow]) -> None:
         return
     print("Hypotheses:", file=sys.stderr)
     for b in tested:
-        h = b.hypothesis or {}
-        verdict = h.get("verdict") or ("skipped" if b.status == "skipped" else "not judged")
-        confidence = f" (confidence {h['confidence']}/10)" if h.get("confidence") is not None else ""
+        h = b.notes
+        verdict = h.verdict or ("skipped" if b.status == "skipped" else "not judged")
+        confidence = f" (confidence {h.confidence:g}/10)" if h.confidence is not None else ""
         print(f"  {b.id} {verdict}{confidence}: {b.question_text}", file=sys.stderr)
-        if h.get("pivot"):
-            print(f"      pivot: {h['pivot']}", file=sys.stderr)
+        if h.pivot:
+            print(f"      pivot: {h.pivot}", file=sys.stderr)

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationInfo, model_validator
 
+from research_core.runs.hypothesis_notes import HypothesisNotes, hypothesis_notes
 from research_core.schemas import Finding, SubQuestion
 
 # The validation context of data read back from a store: older shapes are read tolerantly.
@@ -56,6 +57,11 @@ class BranchRow(SubQuestion):
     model_config = ConfigDict(extra="forbid")
 
     findings: list[Finding] = Field(default_factory=list, description="The branch's findings, in the run's order")
+
+    @property
+    def notes(self) -> HypothesisNotes:
+        """The branch's hypothesis notes as a record (empty for a question branch)."""
+        return hypothesis_notes(self.hypothesis)
 
     @model_validator(mode="before")
     @classmethod
