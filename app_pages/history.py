@@ -80,15 +80,14 @@ def lineage(row: RunSummary) -> None:
 def rerun_branch(run_id: str) -> None:
     """Pick a branch of a finished run, edit its question and priority, research it again as a new run."""
     result = runner.result(run_id)
-    branches = [sq for sq in (result.sub_questions if result else []) if sq.get("id")]
+    branches = result.sub_questions if result else []
     if result is None or result.mode == "flat" or not branches:
         return
     numbers = widgets.branch_numbers(branches)
-    by_branch = {sq["id"]: sq for sq in branches}
+    by_branch = {sq.id: sq for sq in branches}
 
     def branch_label(branch_id: str) -> str:
-        text = by_branch[branch_id].get("question_text") or ""
-        return f"{numbers.get(branch_id, branch_id)} · {widgets.shorten(text, 90)}"
+        return f"{numbers.get(branch_id, branch_id)} · {widgets.shorten(by_branch[branch_id].question_text, 90)}"
 
     with st.expander("Re-run one branch", icon=":material/call_split:"):
         st.caption(
@@ -104,7 +103,7 @@ def rerun_branch(run_id: str) -> None:
         branch = by_branch[branch_id]
         text = st.text_area(
             "Question of this branch",
-            value=branch.get("question_text") or "",
+            value=branch.question_text,
             max_chars=2000,
             key=f"history_rerun_text_{run_id}_{branch_id}",
         )
@@ -112,7 +111,7 @@ def rerun_branch(run_id: str) -> None:
             "Priority",
             min_value=0.0,
             max_value=1.0,
-            value=min(1.0, max(0.0, float(branch.get("priority") or 0.0))),
+            value=branch.priority,
             step=0.05,
             format="%.2f",
             key=f"history_rerun_priority_{run_id}_{branch_id}",

@@ -122,7 +122,7 @@ def live_view(run_id: str) -> None:
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         st.badge("working", color="blue", icon=":material/progress_activity:")
         st.caption(esc(run_view.activity_line(now)))
-    if messages and not any(b.get("status") != "pending" for b in now.branches):
+    if messages and not any(b.status != "pending" for b in now.branches):
         run_view.model_start_status(messages)
     run_view.run_panel(now, key_prefix="run")
 

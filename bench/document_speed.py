@@ -34,7 +34,8 @@ import lxml.etree
 import lxml.html
 
 from research_core.documents.html_text import html_to_text
-from research_core.schemas import CostTotals, Finding, RunResult, Source, SubQuestion, SynthesisSummary
+from research_core.runs.records import RunResult
+from research_core.schemas import CostTotals, Finding, Source, SubQuestion, SynthesisSummary
 from research_core.search.library import DocumentLibrary
 
 MANUALS = {

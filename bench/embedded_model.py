@@ -165,7 +165,7 @@ def full_run(tmp: Path) -> dict[str, Any]:
         "status": snap.status,
         "error": snap.error,
         "wall_s": wall,
-        "branches": len([b for b in snap.branches if not b.get("parent_id")]),
+        "branches": len([b for b in snap.branches if not b.parent_id]),
         "all_branches": len(snap.branches),
         "llm_calls": len(entries),
         "llm_seconds": llm_seconds,

@@ -44,8 +44,8 @@ from typing import Any
 from bench.research_quality import statements
 from research_core.configuration import LLMSettings
 from research_core.runs.errors import RunError
+from research_core.runs.records import RunResult
 from research_core.runs.runner import Runner
-from research_core.schemas import RunResult
 from research_core.synthesis.claim_check import question_subjects
 
 LABELS = ("supported", "partly", "not_stated", "wrong")
@@ -62,14 +62,9 @@ def findings_by_source(result: RunResult) -> dict[str, list[dict[str, str]]]:
     """Every branch's findings, by the id of each source they cite: text, quote and location."""
     found: dict[str, list[dict[str, str]]] = {}
     for branch in result.sub_questions:
-        for finding in branch.get("findings", []):
-            entry = {
-                "branch": branch.get("id", ""),
-                "text": finding.get("text", ""),
-                "quote": finding.get("quote", ""),
-                "location": finding.get("location", ""),
-            }
-            for source_id in finding.get("source_ids", []):
+        for finding in branch.findings:
+            entry = {"branch": branch.id, "text": finding.text, "quote": finding.quote, "location": finding.location}
+            for source_id in finding.source_ids:
                 found.setdefault(source_id, []).append(entry)
     return found
 

@@ -192,7 +192,7 @@ def run_staggered(stub: StubLLMProcess, adaptive: bool, llm: float, search: floa
         snap = runner.start(QUESTION, config, plan=plan)
         wall = time.perf_counter() - started
         assert snap.status == "completed", (snap.status, snap.error)
-    iterations = [b["iteration_count"] for b in snap.branches]
+    iterations = [b.iteration_count for b in snap.branches]
     revisions = sum(1 for e in snap.costs.entries if e.task == "revise_plan")
     ideal = max(iterations) * (2 * llm + search) + llm + llm
     return {

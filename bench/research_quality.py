@@ -395,16 +395,16 @@ def measure(result: Any, question: dict, texts: dict[str, str], manuals: dict[st
         if any(supported_by(sentence, texts.get(page_path(s.url), s.snippet.lower())) for s in refs):
             supported += 1
     by_id = {s.id: s for s in result.sources}
-    findings = [f for b in result.sub_questions for f in b.get("findings", [])]
+    findings = [f for b in result.sub_questions for f in b.findings]
     on_topic = 0
     for f in findings:
-        found_in = {manual_of(by_id[sid].url, manuals) for sid in f.get("source_ids", []) if sid in by_id}
+        found_in = {manual_of(by_id[sid].url, manuals) for sid in f.source_ids if sid in by_id}
         if found_in and found_in <= set(question["manuals"]):
             on_topic += 1
     lower = report.lower()
     aspects = sum(1 for spellings in question["aspects"] if any(s in lower for s in spellings))
-    top = [b for b in result.sub_questions if not b.get("parent_id")]
-    dropped = sum(1 for b in top if b.get("status") == "skipped")
+    top = [b for b in result.sub_questions if not b.parent_id]
+    dropped = sum(1 for b in top if b.status == "skipped")
     costs = result.costs
     return {
         "mode": result.mode,
@@ -505,11 +505,11 @@ def research_runs(
                     print(f"run  {q['id']:>4} {mode} {label}: {snap.status} {snap.error}", flush=True)
                     continue
                 row = {**head, "run_id": snap.run_id, **measure(result, q, texts, manuals)}
-                row["pages_read"] = sum(int(b.get("pages_read") or 0) for b in result.sub_questions)
-                row["pages_failed"] = sum(int(b.get("pages_failed") or 0) for b in result.sub_questions)
+                row["pages_read"] = sum(b.pages_read for b in result.sub_questions)
+                row["pages_failed"] = sum(b.pages_failed for b in result.sub_questions)
                 print(f"run  {q['id']:>4} {mode} {label}: {json.dumps(row)}", flush=True)
                 row["report"] = result.final_answer
-                row["sub_questions"] = [b["question_text"] for b in result.sub_questions]
+                row["sub_questions"] = [b.question_text for b in result.sub_questions]
                 row["source_urls"] = [page_path(source.url) for source in result.sources]
                 rows.append(row)
     return rows

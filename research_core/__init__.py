@@ -33,7 +33,7 @@ _EXPORTS = {
     "RunConfig": "research_core.configuration",
     "LLMSettings": "research_core.configuration",
     "build_run_config": "research_core.configuration",
-    "RunResult": "research_core.schemas",
+    "RunResult": "research_core.runs.records",
     "export_result": "research_core.output.export",
     "ArborError": "research_core.errors",
 }
@@ -56,10 +56,9 @@ if TYPE_CHECKING:
     from research_core.errors import ArborError
     from research_core.output.export import export_result
     from research_core.runs.errors import RunError
-    from research_core.runs.records import RunSummary
+    from research_core.runs.records import RunResult, RunSummary
     from research_core.runs.runner import Runner
     from research_core.runs.snapshot import RunSnapshot
-    from research_core.schemas import RunResult
 
 
 def __getattr__(name: str) -> Any:

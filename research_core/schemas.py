@@ -1,7 +1,8 @@
 """Pydantic models shared by the engine, the CLI and the UI.
 
 Two families live here: the records Arbor keeps (SubQuestion, Finding, Source, CostEntry,
-LogEntry, Plan, RunResult) and the structured-output schemas the LLM must answer with
+LogEntry, Plan, and the parts of a run's result, whose record `RunResult` is in `runs/records.py`
+beside its branch rows) and the structured-output schemas the LLM must answer with
 (ClassificationOutput, DecompositionOutput, QueryPlanOutput, FindingsOutput).
 """
 
@@ -140,8 +141,12 @@ class Source(BaseModel):
 class Finding(BaseModel):
     """A fact extracted from sources for one branch: the one definition of a finding's fields.
 
-    Findings live in the state (and so in checkpoints and run results) as this model's dump.
+    Findings live in the state (and so in checkpoints) as this model's dump, and in run results as
+    this record. A field it does not have is refused (a misspelled field fails where it is written);
+    findings read back from a store are cleaned of unknown keys first (`runs/rows.py`).
     """
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     sub_question_id: str
@@ -226,29 +231,6 @@ class CostTotals(BaseModel):
     by_branch: dict[str, float]
     by_model: dict[str, float]
     entries: list[CostEntry]
-
-
-class RunResult(BaseModel):
-    """Everything a finished run produced; the JSON export is exactly this."""
-
-    run_id: str
-    question: str
-    status: RunStatus
-    mode: Mode
-    final_answer: str
-    hierarchical_synthesis: str | None
-    synthesis: SynthesisSummary
-    sub_questions: list[dict]
-    sources: list[Source]
-    costs: CostTotals
-    warnings: list[str]
-    coverage: dict | None = None
-    log: list[LogEntry]
-    started_at: str
-    finished_at: str
-    duration_s: float
-    # the run's settings (RunConfig), those left to its model included; None in results of older versions
-    config: dict | None = None
 
 
 # ---- structured outputs the LLM answers with -------------------------------------------

@@ -255,12 +255,12 @@ def test_rerunning_a_branch_from_history_creates_a_linked_run_that_reuses_the_ot
 
     assert runner.store.get(new_id).parent_run_id == original.run_id
     new = runner.result(new_id)
-    old_by_id = {sq["id"]: sq for sq in old.sub_questions}
-    new_by_id = {sq["id"]: sq for sq in new.sub_questions}
+    old_by_id = {sq.id: sq for sq in old.sub_questions}
+    new_by_id = {sq.id: sq for sq in new.sub_questions}
     for bid in ("sq_001", "sq_003"):  # reused as they were
-        assert [f["id"] for f in new_by_id[bid]["findings"]] == [f["id"] for f in old_by_id[bid]["findings"]]
-    assert new_by_id["sq_002"]["question_text"] == "How many writers can each handle?"
-    assert new_by_id["sq_002"]["priority"] == 0.9 and new_by_id["sq_002"]["findings"]
+        assert [f.id for f in new_by_id[bid].findings] == [f.id for f in old_by_id[bid].findings]
+    assert new_by_id["sq_002"].question_text == "How many writers can each handle?"
+    assert new_by_id["sq_002"].priority == 0.9 and new_by_id["sq_002"].findings
     researched = [b["messages"][-1]["content"] for t, b in env["scripted"].calls[mark:] if t == "plan_queries"]
     assert researched and all("How many writers can each handle?" in text for text in researched)
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from research_core.configuration import RunConfig
-from research_core.schemas import CostEntry
+from research_core.runs.rows import BranchRow
+from research_core.schemas import CostEntry, Finding, Source
 from ui import charts, plan_table, widgets
 from ui.settings_store import AppSettings, assert_no_secrets, load_settings, mask_secret, save_settings, settings_path
 
@@ -156,10 +157,15 @@ def test_only_http_sources_become_links() -> None:
 
 
 def test_findings_escape_web_text() -> None:
+    finding = Finding(
+        id="f1",
+        sub_question_id="sq_001",
+        text="<img src=x onerror=alert(1)> **bold**",
+        confidence=0.8,
+        source_ids=["s1"],
+    )
     md = widgets.findings_markdown(
-        [{"text": "<img src=x onerror=alert(1)> **bold**", "confidence": 0.8, "source_ids": ["s1"]}],
-        {"s1": {"title": "T", "url": "https://example.org"}},
-        {"s1": 1},
+        [finding], {"s1": Source(id="s1", title="T", url="https://example.org", backend="ddg")}, {"s1": 1}
     )
     assert "<img" not in md and "\\*\\*bold\\*\\*" in md
     assert "[1] [T](<https://example.org>)" in md
@@ -172,9 +178,8 @@ def test_llm_markdown_is_cleaned_and_its_headings_demoted() -> None:
 
 
 def test_tree_labels_are_escaped() -> None:
-    figure = charts.tree_figure(
-        "<b>Q</b>", [{"id": "sq_001", "question_text": "<a href='javascript:x'>click</a>", "status": "completed"}]
-    )
+    row = BranchRow(id="sq_001", question_text="<a href='javascript:x'>click</a>", priority=0.5, status="completed")
+    figure = charts.tree_figure("<b>Q</b>", [row])
     labels = " ".join(figure.data[0].labels)
     assert "<a " not in labels and "&lt;a href" in labels
 

@@ -263,10 +263,10 @@ def test_approving_an_edited_plan_researches_it(env: dict) -> None:
     snap = wait_for(runner, run_id, ("completed", "completed_with_fallback", "failed"))
     assert snap.status == "completed", snap.error
     result = runner.result(run_id)
-    by_id = {sq["id"]: sq for sq in result.sub_questions}
-    assert by_id["sq_002"]["question_text"] == edited and by_id["sq_002"]["priority"] == 0.95
-    assert by_id["sq_003"]["parent_id"] == "sq_001"
-    assert any(sq["question_text"] == "What does each cost to host?" for sq in result.sub_questions)
+    by_id = {sq.id: sq for sq in result.sub_questions}
+    assert by_id["sq_002"].question_text == edited and by_id["sq_002"].priority == 0.95
+    assert by_id["sq_003"].parent_id == "sq_001"
+    assert any(sq.question_text == "What does each cost to host?" for sq in result.sub_questions)
     assert {s.backend for s in result.sources} == {"library"}
 
 
@@ -282,10 +282,10 @@ def test_plan_edits_survive_a_visit_to_another_page(env: dict) -> None:
     no_exception(at)
     table = at.dataframe[0].value
     row = table[table["id"] == "sq_002"].iloc[0]
-    assert (row["question_text"], row["priority"]) == (edited, 0.9)
+    assert (row.question_text, row.priority) == (edited, 0.9)
     approve(at).click().run()
     snap = wait_for(runner, run_id, ("completed", "completed_with_fallback", "failed"))
-    assert {sq["id"]: sq for sq in runner.result(run_id).sub_questions}["sq_002"]["question_text"] == edited, snap
+    assert {sq.id: sq for sq in runner.result(run_id).sub_questions}["sq_002"].question_text == edited, snap
 
 
 def test_split_adds_children_under_the_chosen_sub_question(env: dict) -> None:
@@ -329,9 +329,9 @@ def test_step_gate_edit_skip_and_continue(env: dict) -> None:
     button(at, "Continue").click().run()
     no_exception(at)
     after = wait_for(runner, snap.run_id, ("awaiting_step", "completed"))
-    by_id = {b["id"]: b for b in after.branches}
-    assert by_id["sq_002"]["question_text"] == "Which one handles concurrent writes better?"
-    assert by_id["sq_003"]["status"] == "skipped"
+    by_id = {b.id: b for b in after.branches}
+    assert by_id["sq_002"].question_text == "Which one handles concurrent writes better?"
+    assert by_id["sq_003"].status == "skipped"
 
 
 def test_stop_early_writes_the_report_from_what_is_there(env: dict) -> None:
@@ -633,7 +633,7 @@ def test_revision_and_drill_down_gates_are_answered_from_the_run_page(env: dict)
             time.sleep(0.1)
     assert snap.status == "completed", (snap.status, snap.error, seen)
     assert {"step", "revision", "drill_down"} <= set(seen)
-    questions = [b["question_text"] for b in snap.branches]
+    questions = [b.question_text for b in snap.branches]
     assert "What do backups and restores look like for each (SQLite, PostgreSQL)?" in questions
     assert "How does SQLite's write-ahead log behave under load?" in questions
 

@@ -280,11 +280,11 @@ def test_drill_down_gate_shows_the_reasoning_and_researches_an_edited_child(env:
     button(at, "Research these").click().run()
     no_exception(at)
     after = wait_for_new_gate(runner, snap.run_id, pending)
-    children = [b for b in after.branches if b.get("parent_id") == parent]
-    assert [(c["question_text"], c["priority"]) for c in children] == [
+    children = [b for b in after.branches if b.parent_id == parent]
+    assert [(c.question_text, c.priority) for c in children] == [
         ("How does WAL mode cope with 50 concurrent writers?", 0.9)
     ]
-    questions = [b["question_text"] for b in after.branches]
+    questions = [b.question_text for b in after.branches]
     assert "How does PostgreSQL's MVCC handle many writers?" not in questions  # the removed one
 
 

@@ -95,18 +95,18 @@ def test_a_fast_branch_keeps_researching_while_a_slow_one_waits_and_shows_live(t
         deadline = threading.Event()
         for _ in range(200):
             snap = runner.snapshot(run_id)
-            fast = next(b for b in snap.branches if b["id"] == "sq_001")
-            if fast.get("status") == "completed":
+            fast = next(b for b in snap.branches if b.id == "sq_001")
+            if fast.status == "completed":
                 break
             deadline.wait(0.05)
-        assert fast["iteration_count"] == ITERATIONS and fast["research_done"]
-        assert fast["status"] == "completed" and fast["synthesis"], "the fast branch's answer waited"
-        assert [f for f in snap.findings if f["sub_question_id"] == "sq_001"]
-        evaluations = [e for e in snap.log if e["branch"] == "sq_001" and e["kind"] == "evaluate"]
+        assert fast.iteration_count == ITERATIONS and fast.research_done
+        assert fast.status == "completed" and fast.synthesis, "the fast branch's answer waited"
+        assert [f for f in snap.findings if f.sub_question_id == "sq_001"]
+        evaluations = [e for e in snap.log if e.branch == "sq_001" and e.kind == "evaluate"]
         assert len(evaluations) == ITERATIONS
-        slow = next(b for b in snap.branches if b["id"] == "sq_002")
-        assert slow["status"] == "researching" and not slow.get("iteration_count")
-        assert not [f for f in snap.findings if f["sub_question_id"] == "sq_002"]
+        slow = next(b for b in snap.branches if b.id == "sq_002")
+        assert slow.status == "researching" and not slow.iteration_count
+        assert not [f for f in snap.findings if f.sub_question_id == "sq_002"]
         # its research calls and its answer; the slow step in flight is costed when it ends
         assert snap.costs.llm_calls == 2 * ITERATIONS + 1
         assert snap.costs.by_node.get("synthesize_branch")
@@ -115,8 +115,8 @@ def test_a_fast_branch_keeps_researching_while_a_slow_one_waits_and_shows_live(t
     final = runner.wait(run_id, timeout=60)
     assert final.status == "completed", final.error
     result = runner.result(run_id)
-    assert [sq["iteration_count"] for sq in result.sub_questions] == [ITERATIONS, ITERATIONS]
-    assert all(sq["findings"] for sq in result.sub_questions)
+    assert [sq.iteration_count for sq in result.sub_questions] == [ITERATIONS, ITERATIONS]
+    assert all(sq.findings for sq in result.sub_questions)
     # every call of the run is costed exactly once: no chain step was charged twice
     assert result.costs.llm_calls == len(script.calls)
 
@@ -138,7 +138,7 @@ def test_a_run_cap_of_iterations_is_shared_between_the_chains(tmp_path, scripted
     # Cap: 9 iterations less 4 reserved (decomposition, two syntheses, report) = 5 research steps.
     snap = runner.start(QUESTION, _config(max_iterations=9), plan=PLAN)
     assert snap.status == "completed", snap.error
-    counts = [b["iteration_count"] for b in snap.branches]
+    counts = [b.iteration_count for b in snap.branches]
     assert sum(counts) == 5 and counts == [3, 2]
     assert any("Iteration budget spent" in w for w in snap.warnings)
 

@@ -116,9 +116,9 @@ def test_a_run_checkpointed_before_the_records_resumes_and_finishes(tmp_path, sc
 
     done = runner.resume(run_id)
     assert done.status == "completed", done.error
-    by_id = {b["id"]: b for b in done.branches}
-    assert by_id["sq_002"]["iteration_count"] >= 1 and by_id["sq_002"]["status"] == "completed"
-    assert by_id["sq_001"]["status"] == "completed" and by_id["sq_001"]["synthesis"]
+    by_id = {b.id: b for b in done.branches}
+    assert by_id["sq_002"].iteration_count >= 1 and by_id["sq_002"].status == "completed"
+    assert by_id["sq_001"].status == "completed" and by_id["sq_001"].synthesis
     with open_checkpointer(runner.db_path) as saver:
         final = build_graph(saver).get_state(cfg).values
     assert all(isinstance(b, SubQuestion) for b in final["branches"].values())  # written back as records

@@ -92,7 +92,7 @@ def test_japanese_question_decomposes_and_reports_in_japanese(tmp_path):
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     assert result.question == question and result.mode == "hierarchical"
-    assert all("React、Vue、Angular" in sq["question_text"] for sq in result.sub_questions)
+    assert all("React、Vue、Angular" in sq.question_text for sq in result.sub_questions)
     decompose = next(b for t, b in script.calls if t == "decompose")
     assert "Write the sub-questions in Japanese" in decompose["messages"][0]["content"]
     meta = next(b for t, b in script.calls if t == "meta_synthesis")

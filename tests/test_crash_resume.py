@@ -81,7 +81,7 @@ def _reached(point: str, runner: Runner, db: Path, run_id: str) -> bool:
         return _next_nodes(db, run_id) == ("decompose_question",)
     if point == "mid_branch":
         snap = runner.snapshot(run_id)
-        return bool(snap.findings) and any(b["status"] != "completed" for b in snap.branches)
+        return bool(snap.findings) and any(b.status != "completed" for b in snap.branches)
     return _next_nodes(db, run_id) == ("meta_synthesize",)
 
 
@@ -113,12 +113,12 @@ def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_
         assert [e.task for e in killed.costs.entries] == []
     if point == "mid_branch":
         assert killed.findings, "no finding was checkpointed before the kill"
-        assert any(b["status"] != "completed" for b in killed.branches)
+        assert any(b.status != "completed" for b in killed.branches)
     if point == "meta_synthesis":
-        assert all(b["status"] == "completed" for b in killed.branches)
+        assert all(b.status == "completed" for b in killed.branches)
         assert "meta_synthesis" not in {e.task for e in killed.costs.entries}
     # everything finished before the kill is in the checkpoint
-    assert {f["id"] for f in before.findings} <= {f["id"] for f in killed.findings}
+    assert {f.id for f in before.findings} <= {f.id for f in killed.findings}
     assert {_entry_key(e) for e in before.costs.entries} <= {_entry_key(e) for e in killed.costs.entries}
 
     with stub_process() as url:
@@ -131,7 +131,7 @@ def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_
 
     final_findings = {f["id"]: f["text"] for sq in result["sub_questions"] for f in sq["findings"]}
     for f in killed.findings:
-        assert final_findings.get(f["id"]) == f["text"], f"finding {f['id']} was lost or changed"
+        assert final_findings.get(f.id) == f.text, f"finding {f.id} was lost or changed"
     final_entries = Counter(_entry_key(e) for e in result["costs"]["entries"])
     for e in killed.costs.entries:
         assert final_entries[_entry_key(e)] == 1, f"cost entry lost or duplicated: {e}"

@@ -33,20 +33,20 @@ def test_drill_down_adds_children_to_depth_two_and_not_beyond(tmp_path):
         snap = runner.start(QUESTION, config(auto_approve=True, parallel=2, max_depth=2, adaptive_plan=False))
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    ids = [sq["id"] for sq in result.sub_questions]
+    ids = [sq.id for sq in result.sub_questions]
     # priorities 1.0 / 0.8 / 0.6: the two above 0.7 drill down, the third does not
     assert ids == ["sq_001", "sq_001.1", "sq_001.2", "sq_002", "sq_002.1", "sq_002.2", "sq_003"]
-    children = [sq for sq in result.sub_questions if sq["parent_id"]]
-    assert all(sq["depth"] == 1 and sq["status"] == "completed" and sq["findings"] for sq in children)
+    children = [sq for sq in result.sub_questions if sq.parent_id]
+    assert all(sq.depth == 1 and sq.status == "completed" and sq.findings for sq in children)
     assert script.count("evaluate_depth") == 2  # children are at the depth limit and are not evaluated
     parent = result.sub_questions[0]
-    assert parent["depth_assessment"] == "superficial" and parent["drill_status"] == "approved"
+    assert parent.depth_assessment == "superficial" and parent.drill_status == "approved"
     # bottom-up: each parent is synthesized after its children, from their answers
     synth_order = [_sub_question(b) for t, b in script.calls if t == "synthesize_branch"]
-    first_parent = synth_order.index(parent["question_text"])
-    assert all(synth_order.index(c["question_text"]) < first_parent for c in children[:2])
+    first_parent = synth_order.index(parent.question_text)
+    assert all(synth_order.index(c.question_text) < first_parent for c in children[:2])
     parent_call = next(
-        b for t, b in script.calls if t == "synthesize_branch" and _sub_question(b) == parent["question_text"]
+        b for t, b in script.calls if t == "synthesize_branch" and _sub_question(b) == parent.question_text
     )
     narrower = parent_call["messages"][-1]["content"].split("<narrower_answers>")[1].split("</narrower_answers>")[0]
     assert "benchmarks exist" in narrower and "[" in narrower
@@ -74,8 +74,8 @@ def test_step_mode_drill_down_waits_for_approval_and_takes_edits(tmp_path):
         while snap.status == "awaiting_step":
             snap = runner.resume(snap.run_id, "continue" if snap.pending["kind"] == "step" else "reject")
     assert snap.status == "completed", snap.error
-    ids = {sq["id"]: sq for sq in runner.result(snap.run_id).sub_questions}
-    assert ids["sq_001.1"]["question_text"] == "Edited child?"
+    ids = {sq.id: sq for sq in runner.result(snap.run_id).sub_questions}
+    assert ids["sq_001.1"].question_text == "Edited child?"
     assert "sq_001.2" not in ids
 
 
@@ -108,10 +108,10 @@ def test_revisions_are_capped_and_duplicates_refused(tmp_path):
         snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, max_revisions=2))
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    added = [sq for sq in result.sub_questions if "licensing" in sq["question_text"]]
+    added = [sq for sq in result.sub_questions if "licensing" in sq.question_text]
     assert len(added) == 2  # max_revisions
     assert script.count("revise_plan") == 2  # no call once the cap is reached
-    assert all(sq["status"] == "completed" for sq in added)
+    assert all(sq.status == "completed" for sq in added)
     refused = [e for e in result.log if e.kind == "revision" and "refused duplicate" in e.message]
     assert len(refused) == 2, [e.message for e in result.log if e.node == "revise_plan"]
     applied = [e for e in result.log if e.message.startswith("Applied revision")]
@@ -136,11 +136,11 @@ def test_auto_revision_adds_within_the_ceiling_but_never_drops_or_starves_an_app
         runner = make_runner(tmp_path, url)
         snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, max_total_sub_questions=4))
     result = runner.result(snap.run_id)
-    by_id = {sq["id"]: sq for sq in result.sub_questions}
+    by_id = {sq.id: sq for sq in result.sub_questions}
     # approved means approved: without the user, a drop is only a suggestion, and a priority has a floor
-    assert by_id["sq_003"]["status"] == "completed" and by_id["sq_003"]["synthesis"]
+    assert by_id["sq_003"].status == "completed" and by_id["sq_003"].synthesis
     assert any("Suggestion" in e.message and "drop sq_003" in e.message for e in result.log)
-    assert by_id["sq_002"]["priority"] == 0.3
+    assert by_id["sq_002"].priority == 0.3
     assert len(by_id) == 4  # ceiling: only one of the two additions
     assert any("ceiling" in e.message for e in result.log)
 
@@ -159,7 +159,7 @@ def test_step_mode_revision_is_a_proposal_the_user_can_reject(tmp_path):
         while snap.status == "awaiting_step":
             snap = runner.resume(snap.run_id, "continue" if snap.pending["kind"] == "step" else "reject")
     result = runner.result(snap.run_id)
-    assert {sq["id"]: sq["status"] for sq in result.sub_questions}["sq_003"] == "completed"
+    assert {sq.id: sq.status for sq in result.sub_questions}["sq_003"] == "completed"
 
 
 def test_coverage_gaps_reach_the_report(tmp_path):
@@ -179,10 +179,10 @@ def test_iteration_budget_is_a_ceiling_for_the_whole_run(tmp_path):
         runner = make_runner(tmp_path, url)
         snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, max_iterations=10, **grind))
     result = runner.result(snap.run_id)
-    research = sum(sq["iteration_count"] for sq in result.sub_questions)
+    research = sum(sq.iteration_count for sq in result.sub_questions)
     assert research <= 10 - (1 + 3 + 1)  # decomposition, three branch syntheses and the meta-synthesis
     assert any("Iteration budget spent" in w for w in result.warnings)
-    assert not any(sq["parent_id"] for sq in result.sub_questions)  # no budget left for a drill-down
+    assert not any(sq.parent_id for sq in result.sub_questions)  # no budget left for a drill-down
     assert result.final_answer
 
 
@@ -233,7 +233,7 @@ def test_a_branch_still_researching_is_not_held_back_by_the_others_finishing(tmp
     others_answered = [t for task, sq, t in received if task == "synthesize_branch" and "core facts" not in sq]
     assert revisions and len(others_answered) >= 2
     assert max(core[:3]) < min(revisions), received
-    assert runner.result(snap.run_id).sub_questions[0]["iteration_count"] >= 3
+    assert runner.result(snap.run_id).sub_questions[0].iteration_count >= 3
 
 
 def adequate(body: dict) -> str:
@@ -254,7 +254,7 @@ def test_adequate_branches_drill_down_only_when_asked_to(tmp_path):
         assert snap.status == "completed", snap.error
         prompt = next(b for t, b in script.calls if t == "evaluate_depth")["messages"][0]["content"]
         outcomes[setting] = (
-            [sq["id"] for sq in runner.result(snap.run_id).sub_questions if sq["parent_id"]],
+            [sq.id for sq in runner.result(snap.run_id).sub_questions if sq.parent_id],
             "If the depth is superficial or adequate" in prompt,
         )
     assert outcomes["superficial"] == ([], False)
@@ -274,4 +274,4 @@ def test_rejected_revision_proposals_count_toward_the_cap(tmp_path):
             snap = runner.resume(snap.run_id, "reject" if snap.pending["kind"] == "revision" else "continue")
     assert snap.status == "completed", snap.error
     assert kinds.count("revision") == 1 and script.count("revise_plan") == 1
-    assert {sq["id"]: sq["status"] for sq in runner.result(snap.run_id).sub_questions}["sq_003"] == "completed"
+    assert {sq.id: sq.status for sq in runner.result(snap.run_id).sub_questions}["sq_003"] == "completed"

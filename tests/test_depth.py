@@ -47,10 +47,10 @@ def test_a_shallow_verdict_without_a_narrower_question_still_drills_down(tmp_pat
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     parent = result.sub_questions[0]
-    children = [sq for sq in result.sub_questions if sq["parent_id"] == parent["id"]]
-    assert parent["drill_status"] == "approved" and len(children) == 1
-    assert children[0]["question_text"].startswith(parent["question_text"].rstrip("?"))
-    assert children[0]["status"] == "completed"
+    children = [sq for sq in result.sub_questions if sq.parent_id == parent.id]
+    assert parent.drill_status == "approved" and len(children) == 1
+    assert children[0].question_text.startswith(parent.question_text.rstrip("?"))
+    assert children[0].status == "completed"
     assert any(e.kind == "drill_down" and "engine proposes" in e.reasoning for e in result.log)
 
 
@@ -60,8 +60,8 @@ def test_with_the_embedded_model_well_sourced_branches_are_not_sent_to_the_depth
         snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, adaptive_plan=False))
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    judged = [sq for sq in result.sub_questions if sq["depth_assessment"]]
-    assert judged and all(sq["depth_assessment"] == "adequate" for sq in judged)
+    judged = [sq for sq in result.sub_questions if sq.depth_assessment]
+    assert judged and all(sq.depth_assessment == "adequate" for sq in judged)
     by_engine = [e for e in result.log if e.kind == "drill_down" and "judged by the engine" in e.message]
     assert len(by_engine) + script.count("evaluate_depth") == len(judged)
     assert by_engine  # at least one branch's evidence spoke for itself

@@ -52,10 +52,10 @@ def test_drill_downs_leave_the_lowest_priority_approved_branch_its_research(tmp_
         )
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    top = [sq for sq in result.sub_questions if not sq["parent_id"]]
-    assert sorted(sq["priority"] for sq in top) == [0.7, 0.8, 0.9]
-    assert any(sq["parent_id"] for sq in result.sub_questions), "no branch drilled down"
-    last = next(sq for sq in top if sq["priority"] == 0.7)
-    assert last["status"] == "completed", (last["status"], last.get("stop_reason"))
-    assert last["iteration_count"] >= RunConfig().sub_question_min_iterations
-    assert not any("skipped" in e.message for e in result.log if e.branch == last["id"] or last["id"] in e.message)
+    top = [sq for sq in result.sub_questions if not sq.parent_id]
+    assert sorted(sq.priority for sq in top) == [0.7, 0.8, 0.9]
+    assert any(sq.parent_id for sq in result.sub_questions), "no branch drilled down"
+    last = next(sq for sq in top if sq.priority == 0.7)
+    assert last.status == "completed", (last.status, last.stop_reason)
+    assert last.iteration_count >= RunConfig().sub_question_min_iterations
+    assert not any("skipped" in e.message for e in result.log if e.branch == last.id or last.id in e.message)

@@ -10,14 +10,9 @@ import pytest
 from markdown_it import MarkdownIt
 
 from research_core.output.export import export_result, to_html, to_json, to_markdown
-from research_core.schemas import (
-    CostTotals,
-    Finding,
-    RunResult,
-    Source,
-    SubQuestion,
-    SynthesisSummary,
-)
+from research_core.runs.records import RunResult
+from research_core.runs.rows import BranchRow
+from research_core.schemas import CostTotals, Finding, Source, SubQuestion, SynthesisSummary
 
 SECRET = "sk-abcdefghijklmnopqrstuvwxyz123456"
 
@@ -328,7 +323,7 @@ def test_orphans_and_cycles_are_numbered_not_lost(result):
         {"id": "b", "question_text": "Loop B", "priority": 0.5, "parent_id": "a"},
         {"id": "c", "question_text": "Orphan", "priority": 0.5, "parent_id": "missing"},
     ]
-    md = to_markdown(result.model_copy(update={"sub_questions": subs}))
+    md = to_markdown(result.model_copy(update={"sub_questions": [BranchRow(**sq) for sq in subs]}))
     assert "### 1 Orphan" in md
     assert "### 2 Loop A" in md and "#### 2.1 Loop B" in md
 

@@ -13,7 +13,7 @@ import pytest
 from research_core.output.export import MIME_TYPES, export_result
 from research_core.output.pdf import html_to_pdf, to_pdf
 from research_core.output.word import to_docx
-from research_core.schemas import RunResult
+from research_core.runs.records import RunResult
 from tests.test_export import make_result
 from tests.test_export_quotes import REACT_QUOTE, with_quotes
 

@@ -10,7 +10,7 @@ import pytest
 
 from research_core.output.export import sanitize_html, to_html, to_json, to_markdown
 from research_core.output.quotes import clip_quote
-from research_core.schemas import RunResult
+from research_core.runs.records import RunResult
 from tests.test_export import make_result, parse, section
 
 REACT_QUOTE = "React is used by 40% of professional developers, according to the 2024 survey."
@@ -28,13 +28,18 @@ def with_quotes(result: RunResult, extra: dict[str, list[dict]] | None = None) -
         "f_002": (HOSTILE_QUOTE, HOSTILE_AT),
     }
     subs = []
-    for sq in result.sub_questions:
+    for sq in result.model_dump()["sub_questions"]:
         findings = []
         for f in sq["findings"]:
             quote, location = locations.get(f["id"], ("", ""))
             findings.append(f | {"quote": quote, "location": location})
         subs.append(sq | {"findings": findings + (extra or {}).get(sq["id"], [])})
-    return result.model_copy(update={"sub_questions": subs})
+    return with_rows(result, subs)
+
+
+def with_rows(result: RunResult, rows: list[dict], **context: bool) -> RunResult:
+    """`result` with these branch rows (dicts, as a store keeps them), read as the store reads them."""
+    return RunResult.model_validate({**result.model_dump(), "sub_questions": rows}, context=context or None)
 
 
 def finding(result: RunResult, fid: str, source: int, quote: str, location: str) -> dict:
@@ -192,9 +197,9 @@ def without_quote_keys(result: RunResult) -> RunResult:
     """`result` with findings as older runs stored them: no `quote` or `location` keys at all."""
     subs = [
         sq | {"findings": [{k: v for k, v in f.items() if k not in ("quote", "location")} for f in sq["findings"]]}
-        for sq in result.sub_questions
+        for sq in result.model_dump()["sub_questions"]
     ]
-    return result.model_copy(update={"sub_questions": subs})
+    return with_rows(result, subs, stored=True)
 
 
 def test_a_run_without_quotes_exports_as_before() -> None:
@@ -215,9 +220,9 @@ def test_a_run_without_quotes_exports_as_before() -> None:
     assert source_item(page, 1).endswith("React is a library for UIs.")
     blank = [
         sq | {"findings": [f | {"quote": " \n ", "location": REACT_AT} for f in sq["findings"]]}
-        for sq in plain.sub_questions
+        for sq in plain.model_dump()["sub_questions"]
     ]
-    for variant in (without_quote_keys(plain), plain.model_copy(update={"sub_questions": blank})):
+    for variant in (without_quote_keys(plain), with_rows(plain, blank)):
         assert to_markdown(variant) == md
         assert to_html(variant) == page
 

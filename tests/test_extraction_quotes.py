@@ -41,12 +41,12 @@ def test_every_finding_quotes_its_source_verbatim_and_says_where(tmp_path):
         snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
     result = runner.result(snap.run_id)
     by_id = {s.id: s for s in result.sources}
-    findings = result.sub_questions[0]["findings"]
+    findings = result.sub_questions[0].findings
     assert findings
     for f in findings:
-        source = by_id[f["source_ids"][0]]
-        assert f["quote"] and _squash(f["quote"]) in _squash(source.snippet)
-        assert f["location"].startswith(source.url + "#:~:text=")
+        source = by_id[f.source_ids[0]]
+        assert f.quote and _squash(f.quote) in _squash(source.snippet)
+        assert f.location.startswith(source.url + "#:~:text=")
 
 
 def test_picked_numbers_that_were_never_shown_make_no_finding(tmp_path):
@@ -55,7 +55,7 @@ def test_picked_numbers_that_were_never_shown_make_no_finding(tmp_path):
         runner = _runner(tmp_path, url)
         snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
     result = runner.result(snap.run_id)
-    first = [f for f in result.sub_questions[0]["findings"] if f["iteration"] == 1]
+    first = [f for f in result.sub_questions[0].findings if f.iteration == 1]
     assert first == []
     assert any("picked no sentence shown" in e.message for e in result.log)
 
@@ -75,9 +75,9 @@ def test_a_written_finding_that_names_what_its_quote_does_not_is_refused(tmp_pat
         runner = _runner(tmp_path, url)
         snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
     result = runner.result(snap.run_id)
-    first = [f for f in result.sub_questions[0]["findings"] if f["iteration"] == 1]
-    assert [f["text"] for f in first] == ["The built-in bm25 function ranks full-text search results by relevance."]
-    assert "bm25" in first[0]["quote"]
+    first = [f for f in result.sub_questions[0].findings if f.iteration == 1]
+    assert [f.text for f in first] == ["The built-in bm25 function ranks full-text search results by relevance."]
+    assert "bm25" in first[0].quote
     refused = " ".join(e.message for e in result.log if e.kind == "evidence")
     assert "ts_rank" in refused
 
@@ -232,7 +232,7 @@ def test_a_quote_leaning_on_a_sentence_the_passage_does_not_hold_makes_no_findin
         runner = make_runner(tmp_path, url, backends=[library])
         snap = runner.start(QUESTION, config(mode="flat", auto_approve=True, search_backends=["library"]))
     result = runner.result(snap.run_id)
-    quotes = [f["quote"] for f in result.sub_questions[0]["findings"]]
+    quotes = [f.quote for f in result.sub_questions[0].findings]
     assert quotes and not any(q.startswith("This adds latency") for q in quotes)
     assert any("leans on a sentence the passage does not show" in e.reasoning + e.message for e in result.log)
 

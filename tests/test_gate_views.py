@@ -12,6 +12,7 @@ from research_core.gates import (
     StepAnswer,
     StepPayload,
 )
+from research_core.runs.rows import BranchRow
 from ui.gate_views import (
     drill_children_answer,
     drill_proposals,
@@ -27,7 +28,11 @@ PENDING = [
     {"id": "sq_003", "question_text": "Tooling", "priority": None, "status": "pending"},
 ]
 STEP = StepPayload(question="Q", completed=[{"id": "sq_001", "question_text": "Speed"}], pending=PENDING)
-RUN_BRANCHES = [{"id": "sq_001", "status": "completed"}, *PENDING]
+RUN_BRANCHES = [
+    BranchRow(id="sq_001", question_text="Speed", priority=0.5, status="completed"),
+    BranchRow(id="sq_002", question_text="Costs", priority=0.6),
+    BranchRow(id="sq_003", question_text="Tooling", priority=0.5),
+]
 
 
 def step_answer(edits: list) -> tuple:
@@ -160,8 +165,8 @@ def test_accepting_a_revision_sends_only_what_was_proposed() -> None:
 
 
 BRANCHES = [
-    {"id": "sq_001", "question_text": "Performance", "priority": 0.7, "parent_id": None},
-    {"id": "sq_002", "question_text": "Costs *bold*", "priority": 0.4, "parent_id": None},
+    BranchRow(id="sq_001", question_text="Performance", priority=0.7),
+    BranchRow(id="sq_002", question_text="Costs *bold*", priority=0.4),
 ]
 
 

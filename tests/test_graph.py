@@ -29,14 +29,14 @@ def test_review_gate_shows_plan_then_approve_runs_to_a_cited_report(runner, scri
     result = runner.result(snap.run_id)
     assert result.mode == "hierarchical"
     assert result.synthesis.sub_questions_count == 3
-    assert all(sq["status"] == "completed" for sq in result.sub_questions)
-    assert all(sq["findings"] for sq in result.sub_questions)
+    assert all(sq.status == "completed" for sq in result.sub_questions)
+    assert all(sq.findings for sq in result.sub_questions)
     assert "[1]" in result.final_answer
     cited = {int(n) for n in __import__("re").findall(r"\[(\d+)\]", result.final_answer)}
     assert cited and max(cited) <= len(result.sources)
     for sq in result.sub_questions:
-        assert all(f["sub_question_id"] == sq["id"] for f in sq["findings"])
-        assert sq["iteration_count"] <= sq["allocated_iterations"]
+        assert all(f.sub_question_id == sq.id for f in sq.findings)
+        assert sq.iteration_count <= sq.allocated_iterations
     assert result.costs.llm_calls == len(script.calls)
     assert result.costs.tokens_in > 0 and result.costs.total_usd > 0
     assert set(result.costs.by_node) >= {"decompose_question", "research_step", "synthesize_branch", "meta_synthesize"}
@@ -54,10 +54,10 @@ def test_edited_plan_is_what_gets_researched(runner, scripted):
     snap = runner.resume(snap.run_id, edited)
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    texts = [sq["question_text"] for sq in result.sub_questions]
+    texts = [sq.question_text for sq in result.sub_questions]
     assert texts == ["How fast is React in benchmarks?", "What does the developer survey say about Vue?"]
-    assert [sq["id"] for sq in result.sub_questions] == ["sq_001", "sq_002"]
-    alloc = {sq["id"]: sq["allocated_iterations"] for sq in result.sub_questions}
+    assert [sq.id for sq in result.sub_questions] == ["sq_001", "sq_002"]
+    alloc = {sq.id: sq.allocated_iterations for sq in result.sub_questions}
     assert alloc["sq_001"] >= alloc["sq_002"]
 
 
@@ -120,7 +120,7 @@ def test_meta_synthesis_failure_falls_back_to_branch_answers(tmp_path):
     result = runner.result(snap.run_id)
     assert result.status == "completed_with_fallback"
     for sq in result.sub_questions:
-        assert re.search(rf"^## \d+ {re.escape(sq['question_text'])}$", result.final_answer, re.MULTILINE)
+        assert re.search(rf"^## \d+ {re.escape(sq.question_text)}$", result.final_answer, re.MULTILINE)
     assert any("final synthesis failed" in w for w in result.warnings)
 
 
@@ -177,8 +177,8 @@ def test_cost_cap_stops_research_but_still_synthesizes(tmp_path):
     result = runner.result(snap.run_id)
     assert any("Cost cap reached" in w for w in result.warnings)
     assert script.count("meta_synthesis") == 1
-    statuses = [sq["status"] for sq in result.sub_questions]
-    assert statuses[0] == "completed" and result.sub_questions[0]["findings"]
+    statuses = [sq.status for sq in result.sub_questions]
+    assert statuses[0] == "completed" and result.sub_questions[0].findings
     assert "skipped" in statuses
     research_cost = sum(e.cost_usd for e in result.costs.entries if e.node == "research_step")
     assert research_cost < 0.0066
@@ -231,7 +231,7 @@ def test_step_mode_pauses_after_each_branch_and_accepts_edits_and_stop(runner):
     snap = runner.resume(snap.run_id, "continue")
     assert snap.status == "completed"
     result = runner.result(snap.run_id)
-    assert [sq["status"] for sq in result.sub_questions] == ["completed", "completed", "skipped"]
+    assert [sq.status for sq in result.sub_questions] == ["completed", "completed", "skipped"]
 
 
 def test_stop_early_synthesizes_what_is_there(runner):
@@ -240,7 +240,7 @@ def test_stop_early_synthesizes_what_is_there(runner):
     snap = runner.resume(snap.run_id, "stop")
     assert snap.status == "completed"
     result = runner.result(snap.run_id)
-    assert [sq["status"] for sq in result.sub_questions] == ["completed", "skipped", "skipped"]
+    assert [sq.status for sq in result.sub_questions] == ["completed", "skipped", "skipped"]
     assert any("stopped early" in w for w in result.warnings)
     assert result.final_answer
 
@@ -259,7 +259,7 @@ def test_supplied_plan_skips_decomposition(runner, scripted):
     snap = runner.start(QUESTION, config(auto_approve=True), plan=plan)
     assert snap.status == "completed"
     assert script.count("decompose") == 0 and script.count("classify") == 0
-    assert [b["question_text"] for b in snap.branches] == ["What is React?"]
+    assert [b.question_text for b in snap.branches] == ["What is React?"]
 
 
 def test_a_model_without_a_price_is_named_in_the_warnings(tmp_path):
@@ -294,7 +294,7 @@ def test_a_typed_plan_over_the_runs_limits_is_refused_like_the_same_plan_typed_a
     done = rows[0].model_copy(update={"status": "completed", "iteration_count": 4})
     snap = runner.resume(snap.run_id, ReviewApprove(plan=Plan(question=QUESTION, sub_questions=[done, rows[1]])))
     assert snap.status == "completed", snap.error
-    researched = {e.get("branch") for e in snap.log if e.get("node") == "research_step"}
+    researched = {e.branch for e in snap.log if e.node == "research_step"}
     assert {"sq_001", "sq_002"} <= researched
 
 
@@ -322,7 +322,7 @@ def test_typed_answers_reach_the_gates_as_plain_json(runner, monkeypatch):
     snap = runner.resume(snap.run_id, StepAnswer())
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    assert [sq["question_text"] for sq in result.sub_questions] == [
+    assert [sq.question_text for sq in result.sub_questions] == [
         "How fast is React in benchmarks?",
         "What do surveys say about Vue?",
     ]

@@ -22,12 +22,12 @@ def test_hypotheses_are_researched_judged_and_reported(tmp_path):
     result = runner.result(snap.run_id)
     assert result.mode == "hypothesis" and result.synthesis.approach == "hypothesis"
     for sq in result.sub_questions:
-        assert sq["kind"] == "hypothesis"
-        assert sq["hypothesis"]["verdict"] == "validated"
-        assert sq["hypothesis"]["search_strategy"]
-        assert sq["synthesis"].startswith("**Verdict: validated** (confidence 7/10)")
-        assert "[" in sq["synthesis"]
-        assert "[[src:" not in sq["hypothesis"]["evidence"] and "[" in sq["hypothesis"]["evidence"]
+        assert sq.kind == "hypothesis"
+        assert sq.hypothesis["verdict"] == "validated"
+        assert sq.hypothesis["search_strategy"]
+        assert sq.synthesis.startswith("**Verdict: validated** (confidence 7/10)")
+        assert "[" in sq.synthesis
+        assert "[[src:" not in sq.hypothesis["evidence"] and "[" in sq.hypothesis["evidence"]
     plan_prompts = [b["messages"][-1]["content"] for t, b in script.calls if t == "plan_queries"]
     assert any("Test the hypothesis:" in p and "search strategy: cost data" in p for p in plan_prompts)
     meta = next(b for t, b in script.calls if t == "meta_synthesis")
@@ -53,11 +53,11 @@ def test_refuted_hypothesis_pivots_within_the_ceiling(tmp_path):
         runner = make_runner(tmp_path, url)
         snap = runner.start(QUESTION, config(mode="hypothesis", auto_approve=True, parallel=1, max_hypotheses=3))
     result = runner.result(snap.run_id)
-    by_id = {sq["id"]: sq for sq in result.sub_questions}
-    assert by_id["sq_001"]["hypothesis"]["verdict"] == "refuted"
-    assert by_id["sq_003"]["question_text"] == "Hiring availability, not cost, drives the choice."
-    assert by_id["sq_003"]["hypothesis"]["pivot_of"] == "sq_001"
-    assert by_id["sq_003"]["status"] == "completed" and by_id["sq_003"]["hypothesis"]["verdict"] == "validated"
+    by_id = {sq.id: sq for sq in result.sub_questions}
+    assert by_id["sq_001"].hypothesis["verdict"] == "refuted"
+    assert by_id["sq_003"].question_text == "Hiring availability, not cost, drives the choice."
+    assert by_id["sq_003"].hypothesis["pivot_of"] == "sq_001"
+    assert by_id["sq_003"].status == "completed" and by_id["sq_003"].hypothesis["verdict"] == "validated"
 
     with serve(ScriptedLLM(script={"judge_hypothesis": [refute_with_pivot]})) as (url, _):
         runner = make_runner(tmp_path / "capped", url)
@@ -80,8 +80,8 @@ def test_insufficient_coverage_adds_hypotheses_for_the_gaps(tmp_path):
         runner = make_runner(tmp_path, url)
         snap = runner.start(QUESTION, config(mode="hypothesis", auto_approve=True))
     result = runner.result(snap.run_id)
-    assert [sq["id"] for sq in result.sub_questions] == ["sq_001", "sq_002", "sq_003"]
-    assert result.sub_questions[2]["hypothesis"]["verdict"] == "validated"
+    assert [sq.id for sq in result.sub_questions] == ["sq_001", "sq_002", "sq_003"]
+    assert result.sub_questions[2].hypothesis["verdict"] == "validated"
     focus = [b["messages"][-1]["content"] for t, b in llm.calls if t == "propose_hypotheses"][1]
     assert "team experience" in focus
     assert llm.count("assess_coverage") == 2

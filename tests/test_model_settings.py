@@ -52,7 +52,7 @@ def test_a_run_stores_its_models_settings_and_its_export_shows_them(tmp_path) ->
 
 
 def iterations(snap) -> int:
-    return sum(int(b.get("iteration_count") or 0) for b in snap.branches)
+    return sum(b.iteration_count for b in snap.branches)
 
 
 def test_the_engine_follows_the_runs_settings_not_the_model(tmp_path) -> None:

@@ -8,8 +8,8 @@ import pytest
 
 from research_core.llm.costs import summarize_costs
 from research_core.runs.progress import progress_totals, result_totals
-from research_core.runs.records import RunTotals
-from research_core.schemas import RunResult, SynthesisSummary
+from research_core.runs.records import RunResult, RunTotals
+from research_core.schemas import SynthesisSummary
 
 
 def cost(usd: float, tokens_in: int = 100, tokens_out: int = 20) -> dict:

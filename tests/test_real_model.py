@@ -89,34 +89,32 @@ def test_real_hierarchical_run_with_drill_down_on_the_library(local_runner, tmp_
     snap = local_runner.start(question, config)
     assert snap.status in ("completed", "completed_with_fallback"), snap.error
     result = local_runner.result(snap.run_id)
-    top = [sq for sq in result.sub_questions if not sq["parent_id"]]
+    top = [sq for sq in result.sub_questions if not sq.parent_id]
     assert len(top) >= 1
     # the first branch always has budget left for a depth check; later ones only if the budget allows
-    assert top[0]["depth_assessment"] in ("superficial", "adequate", "deep")
-    depth_log = [e.message for e in result.log if e.branch == top[0]["id"] and e.kind == "drill_down"]
+    assert top[0].depth_assessment in ("superficial", "adequate", "deep")
+    depth_log = [e.message for e in result.log if e.branch == top[0].id and e.kind == "drill_down"]
     assert depth_log and depth_log[0].startswith("Depth: ")
     # A shallow verdict always drills down: when the 1.5B model proposes no narrower question
     # (it often does not), the engine proposes one.
-    if top[0]["depth_assessment"] != "deep":
+    if top[0].depth_assessment != "deep":
         # a real drill-down: a child researched and synthesized before its parent's bottom-up synthesis
-        children = [c for c in result.sub_questions if c["parent_id"] == top[0]["id"]]
-        assert children and top[0]["drill_status"] == "approved", top[0]
-        assert all(c["id"].startswith(top[0]["id"] + ".") and c["status"] == "completed" for c in children)
-        assert all(c["iteration_count"] >= 1 and c["synthesis"] for c in children)
-        assert top[0]["synthesis"]
+        children = [c for c in result.sub_questions if c.parent_id == top[0].id]
+        assert children and top[0].drill_status == "approved", top[0]
+        assert all(c.id.startswith(top[0].id + ".") and c.status == "completed" for c in children)
+        assert all(c.iteration_count >= 1 and c.synthesis for c in children)
+        assert top[0].synthesis
         order = [e.branch for e in result.costs.entries if e.node == "synthesize_branch"]
-        answered = [c for c in children if c["findings"]]
+        answered = [c for c in children if c.findings]
         if answered:
-            assert order.index(answered[0]["id"]) < order.index(top[0]["id"]), order
+            assert order.index(answered[0].id) < order.index(top[0].id), order
         else:  # the evidence gates kept nothing: the child says so instead of asking the model
-            assert all(c["synthesis"].startswith("No evidence found") for c in children)
+            assert all(c.synthesis.startswith("No evidence found") for c in children)
     for sq in top:
-        children = [c for c in result.sub_questions if c["parent_id"] == sq["id"]]
+        children = [c for c in result.sub_questions if c.parent_id == sq.id]
         # a superficial branch drills down one level; nothing goes deeper than max_depth
-        assert (sq["drill_status"] == "approved") == bool(children)
-        assert all(
-            c["depth"] == 1 and not any(g["parent_id"] == c["id"] for g in result.sub_questions) for c in children
-        )
+        assert (sq.drill_status == "approved") == bool(children)
+        assert all(c.depth == 1 and not any(g.parent_id == c.id for g in result.sub_questions) for c in children)
     assert result.sources and all(s.backend == "library" for s in result.sources)
     assert result.synthesis.total_findings >= 1
     assert len(result.final_answer) > 100
@@ -159,7 +157,7 @@ def test_real_run_never_reports_an_unrelated_library_document(local_runner):
     assert snap.status in ("completed", "completed_with_fallback"), snap.error
     result = local_runner.result(snap.run_id)
     by_id = {s.id: s for s in result.sources}
-    cited = {by_id[sid].url for sq in result.sub_questions for f in sq["findings"] for sid in f["source_ids"]}
+    cited = {by_id[sid].url for sq in result.sub_questions for f in sq.findings for sid in f.source_ids}
     assert "library://vaccines.md" not in cited
     assert "vaccin" not in result.final_answer.lower() and "Jenner" not in result.final_answer
     # every factual statement of the report is counted, and the kept ones are supported

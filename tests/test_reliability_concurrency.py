@@ -38,17 +38,17 @@ def assert_not_mixed(runner: Runner, run_id: str, question: str, others: list[st
     snap = runner.snapshot(run_id)
     assert snap.status == "completed", (run_id, snap.status, snap.error)
     assert snap.question == question
-    own = {b["id"] for b in snap.branches}
-    assert own and all(question[:60] in b["question_text"] for b in snap.branches)
+    own = {b.id for b in snap.branches}
+    assert own and all(question[:60] in b.question_text for b in snap.branches)
     assert snap.findings
-    own_sources = {s["id"]: s for s in snap.sources}
+    own_sources = {s.id: s for s in snap.sources}
     for f in snap.findings:
-        assert f["sub_question_id"] in own
+        assert f.sub_question_id in own
         # each finding quotes a source this run found, and that source's passage holds the quote
-        assert f["source_ids"] and all(sid in own_sources for sid in f["source_ids"]), f
-        assert " ".join(f["quote"].split()) in " ".join(own_sources[f["source_ids"][0]]["snippet"].split())
+        assert f.source_ids and all(sid in own_sources for sid in f.source_ids), f
+        assert " ".join(f.quote.split()) in " ".join(own_sources[f.source_ids[0]].snippet.split())
     assert not any(o[:2] == question[:2] for o in others)
-    assert all(s["sub_question_id"] in own for s in snap.sources)
+    assert all(s.sub_question_id in own for s in snap.sources)
     assert all(e.branch is None or e.branch in own for e in snap.costs.entries)
     result = runner.result(run_id)
     assert result is not None and result.question == question

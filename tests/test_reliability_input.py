@@ -142,11 +142,11 @@ def test_a_bad_plan_edit_is_refused_at_the_gate_and_changes_nothing(runner, case
     rows, message = BAD_PLANS[case]
     snap = runner.start(QUESTION, config())
     assert snap.status == "awaiting_review"
-    before = [(b["id"], b["question_text"], b["priority"]) for b in snap.branches]
+    before = [(b.id, b.question_text, b.priority) for b in snap.branches]
     snap = runner.resume(snap.run_id, {"action": "approve", "sub_questions": rows})
     assert snap.status == "awaiting_review"
     assert message in snap.pending["error"]
-    assert [(b["id"], b["question_text"], b["priority"]) for b in snap.branches] == before
+    assert [(b.id, b.question_text, b.priority) for b in snap.branches] == before
     assert not snap.findings and not [e for e in snap.costs.entries if e.task == "plan_queries"]
 
 
@@ -178,7 +178,7 @@ def test_a_bad_plan_file_on_the_cli_is_one_line_and_stores_nothing(tmp_path, cap
 def test_a_bad_step_gate_answer_is_refused_and_the_gate_stays_open(runner):
     snap = runner.start(QUESTION, config(auto_approve=True, step_mode=True, parallel=1))
     assert snap.status == "awaiting_step"
-    done = next(b["id"] for b in snap.branches if b["status"] == "completed")
+    done = next(b.id for b in snap.branches if b.status == "completed")
     for answer, message in [
         ({"action": "continue", "edits": [{"id": done, "skip": True}]}, "only pending branches"),
         ({"action": "continue", "edits": [{"id": "nope"}]}, "does not name a branch"),

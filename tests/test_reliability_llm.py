@@ -51,9 +51,9 @@ def assert_failed_with_first_branch_saved(runner: Runner, run_id: str, message: 
     snap = runner.snapshot(run_id)
     assert snap.status == "failed", (snap.status, snap.error)
     assert message in snap.error
-    first = next(b for b in snap.branches if b["id"] == "sq_001")
-    assert first["status"] == "completed" and first["synthesis"]
-    saved = [f for f in snap.findings if f["sub_question_id"] == "sq_001"]
+    first = next(b for b in snap.branches if b.id == "sq_001")
+    assert first.status == "completed" and first.synthesis
+    saved = [f for f in snap.findings if f.sub_question_id == "sq_001"]
     assert saved, "the findings made before the fault are not in the checkpoint"
     assert runner.result(run_id) is None  # no half result
 
@@ -61,8 +61,8 @@ def assert_failed_with_first_branch_saved(runner: Runner, run_id: str, message: 
 def resume_completes(runner: Runner, run_id: str, before: list[dict]) -> None:
     snap = runner.resume(run_id)
     assert snap.status == "completed", (snap.status, snap.error)
-    ids = {f["id"] for f in snap.findings}
-    assert {f["id"] for f in before} <= ids
+    ids = {f.id for f in snap.findings}
+    assert {f.id for f in before} <= ids
 
 
 # ---- timeouts -------------------------------------------------------------------------
@@ -86,8 +86,8 @@ def test_a_timed_out_synthesis_falls_back_to_the_findings(tmp_path):
         runner = make(tmp_path, url, timeout_s=1.0)
         snap = runner.start(QUESTION, cfg())
     assert snap.status == "completed", snap.error
-    first = next(b for b in snap.branches if b["id"] == "sq_001")
-    assert first["synthesis"]  # the findings list stands in
+    first = next(b for b in snap.branches if b.id == "sq_001")
+    assert first.synthesis  # the findings list stands in
     assert any("Synthesis of sq_001 failed" in w and "did not answer in time" in w for w in snap.warnings)
 
 
@@ -148,7 +148,7 @@ def test_meta_synthesis_500_gives_the_documented_fallback_report(tmp_path):
     assert snap.status == "completed_with_fallback"
     result = runner.result(snap.run_id)
     assert result.status == "completed_with_fallback"
-    assert all(sq["question_text"] in result.final_answer for sq in result.sub_questions)
+    assert all(sq.question_text in result.final_answer for sq in result.sub_questions)
     assert any("final synthesis failed" in w for w in result.warnings)
 
 
@@ -186,7 +186,7 @@ def test_server_gone_mid_run_fails_with_findings_saved_then_resumes_elsewhere(tm
         while snap2.status == "awaiting_step":
             snap2 = again.resume(snap.run_id, "continue")
     assert snap2.status == "completed", snap2.error
-    assert {f["id"] for f in snap.findings} <= {f["id"] for f in snap2.findings}
+    assert {f.id for f in snap.findings} <= {f.id for f in snap2.findings}
 
 
 # ---- broken JSON ----------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_truncated_json_is_asked_again_with_the_error(tmp_path):
     assert snap.status == "completed", snap.error
     second_ask = next(body for task, body in script.calls if task == "extract_findings" and len(body["messages"]) > 2)
     assert "not valid" in second_ask["messages"][-1]["content"]
-    assert any(f["sub_question_id"] == "sq_001" for f in snap.findings)
+    assert any(f.sub_question_id == "sq_001" for f in snap.findings)
 
 
 def test_extraction_never_valid_records_no_findings_for_that_iteration_and_goes_on(tmp_path):
@@ -209,7 +209,7 @@ def test_extraction_never_valid_records_no_findings_for_that_iteration_and_goes_
         runner = make(tmp_path, url)
         snap = runner.start(QUESTION, cfg())
     assert snap.status == "completed", snap.error
-    assert any(e["kind"] == "fallback" and "Finding extraction failed" in e["message"] for e in snap.log)
+    assert any(e.kind == "fallback" and "Finding extraction failed" in e.message for e in snap.log)
     failed = [e for e in snap.costs.entries if e.task == "extract_findings"][:3]
     assert len(failed) == 3  # the three attempts are charged, once each
 
@@ -235,7 +235,7 @@ def test_priority_7_in_a_decomposition_is_refused_and_falls_back(tmp_path):
         runner = make(tmp_path, url)
         snap = runner.start(QUESTION, config(auto_approve=True, mode="hierarchical"))
     assert snap.status == "completed" and snap.mode == "flat"
-    assert all(0.0 <= b["priority"] <= 1.0 for b in snap.branches)
+    assert all(0.0 <= b.priority <= 1.0 for b in snap.branches)
 
 
 def test_an_empty_question_list_falls_back_to_flat(tmp_path):
@@ -254,9 +254,9 @@ def test_an_empty_query_list_falls_back_to_the_sub_question(tmp_path):
         runner = Runner(tmp_path / "a.db", llm_settings=settings, api_key="sk-test", backends=[search])
         snap = runner.start(QUESTION, cfg())
     assert snap.status == "completed", snap.error
-    texts = {b["question_text"] for b in snap.branches}
+    texts = {b.question_text for b in snap.branches}
     assert any(q in texts for q in search.queries)
-    assert any(e["kind"] == "fallback" and "Query planning failed" in e["message"] for e in snap.log)
+    assert any(e.kind == "fallback" and "Query planning failed" in e.message for e in snap.log)
 
 
 def test_findings_citing_source_99_are_dropped(tmp_path):
@@ -266,9 +266,9 @@ def test_findings_citing_source_99_are_dropped(tmp_path):
         snap = runner.start(QUESTION, cfg())
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
-    assert not any("1850" in f["text"] for sq in result.sub_questions for f in sq["findings"])
+    assert not any("1850" in f.text for sq in result.sub_questions for f in sq.findings)
     known = {s.id for s in result.sources}
-    assert all(set(f["source_ids"]) <= known for sq in result.sub_questions for f in sq["findings"])
+    assert all(set(f.source_ids) <= known for sq in result.sub_questions for f in sq.findings)
     assert any("dropped (no sentence shown" in e.message for e in result.log)
 
 
@@ -291,10 +291,10 @@ def test_a_revision_with_priority_7_and_unknown_ids_changes_nothing_unsafe(tmp_p
         runner = make(tmp_path, url)
         snap = runner.start(QUESTION, cfg())
     assert snap.status == "completed", snap.error
-    ids = [b["id"] for b in snap.branches]
+    ids = [b.id for b in snap.branches]
     assert "sq_999" not in ids and "sq_777" not in ids
-    assert next(b for b in snap.branches if b["id"] == "sq_001")["status"] == "completed"
-    assert all(0.0 <= b["priority"] <= 1.0 for b in snap.branches)
+    assert next(b for b in snap.branches if b.id == "sq_001").status == "completed"
+    assert all(0.0 <= b.priority <= 1.0 for b in snap.branches)
 
 
 def test_classification_outside_the_schema_uses_the_pattern_check(tmp_path):
@@ -306,7 +306,7 @@ def test_classification_outside_the_schema_uses_the_pattern_check(tmp_path):
         assert script.count("classify") == 0
         single = runner.start("What is the speed of light in a vacuum?", config(auto_approve=True))
     assert single.mode == "flat"
-    assert any(e["kind"] == "fallback" and "pattern check" in e["message"] for e in single.log)
+    assert any(e.kind == "fallback" and "pattern check" in e.message for e in single.log)
 
 
 def test_faults_in_parallel_branches_never_hang_the_run(tmp_path):

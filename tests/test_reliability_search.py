@@ -70,7 +70,7 @@ def thread_bytes(db, run_id: str) -> int:
 
 
 def log_messages(snap, kind: str | None = None) -> list[str]:
-    return [e["message"] for e in snap.log if kind is None or e["kind"] == kind]
+    return [e.message for e in snap.log if kind is None or e.kind == kind]
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_rate_limited_web_search_is_retried_reported_and_dropped_for_the_branch(
     assert RATE_LIMIT_MESSAGE in log_messages(snap, "search_error")
     assert any("retry 2/2" in r.getMessage() for r in caplog.records)  # the backoff retries happened
     assert any("Dropped backend 'ddg'" in m for m in log_messages(snap, "source_choice"))
-    assert snap.findings and all(s["backend"] == "fixture" for s in snap.sources)
+    assert snap.findings and all(s.backend == "fixture" for s in snap.sources)
 
 
 def test_a_rate_limit_that_clears_is_invisible_to_the_run(tmp_path, llm):
@@ -117,7 +117,7 @@ def test_a_rate_limit_that_clears_is_invisible_to_the_run(tmp_path, llm):
     snap = runner.start(QUESTION, cfg(search_backends=["ddg"]))
     assert snap.status == "completed", snap.error
     assert not log_messages(snap, "search_error")
-    assert any(s["backend"] == "ddg" for s in snap.sources)
+    assert any(s.backend == "ddg" for s in snap.sources)
 
 
 # ---- unreachable and hanging networks -------------------------------------------------
@@ -161,7 +161,7 @@ def test_only_backend_unreachable_the_run_still_ends_with_a_clear_report(tmp_pat
     assert failing.calls == 1
     assert not snap.findings
     assert any("unreachable" in w for w in snap.warnings)
-    assert all("No findings were gathered" in b["synthesis"] for b in snap.branches)
+    assert all("No findings were gathered" in b.synthesis for b in snap.branches)
     assert "No search backend is usable." in log_messages(snap, "search")
 
 
@@ -200,7 +200,7 @@ def test_empty_results_are_reformulated_then_reported(tmp_path, llm):
     assert "No search results this iteration." in log_messages(snap)
     assert any("Reformulated queries after no results" in m for m in log_messages(snap, "retry"))
     assert script.count("extract_findings") == 0  # nothing to extract from
-    assert all("No findings were gathered" in b["synthesis"] for b in snap.branches)
+    assert all("No findings were gathered" in b.synthesis for b in snap.branches)
 
 
 # ---- floods ---------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_ten_thousand_results_are_cut_to_the_bound_and_the_checkpoint_stays_smal
     assert flood.returned >= 10_000
     counts = [int(m.split(": ")[1].split()[0]) for m in log_messages(snap, "search")]
     assert counts and max(counts) <= MAX_RESULTS_PER_QUERY
-    assert len({s["id"] for s in snap.sources}) <= 8 * len(snap.branches) * 5  # at most the prompt's 8 per iteration
+    assert len({s.id for s in snap.sources}) <= 8 * len(snap.branches) * 5  # at most the prompt's 8 per iteration
     size = thread_bytes(runner.db_path, snap.run_id)
     assert size < 3 * clean_bytes + 500_000, (size, clean_bytes)
 
@@ -253,9 +253,9 @@ def test_five_megabytes_of_text_are_clipped_everywhere(tmp_path, llm):
     assert snap.status == "completed", snap.error
     assert snap.sources
     for s in snap.sources:
-        assert len(s["snippet"]) <= MAX_SNIPPET_CHARS
-        assert len(s["title"]) <= MAX_TITLE_CHARS
-        assert len(s["url"]) <= MAX_URL_CHARS
+        assert len(s.snippet) <= MAX_SNIPPET_CHARS
+        assert len(s.title) <= MAX_TITLE_CHARS
+        assert len(s.url) <= MAX_URL_CHARS
     biggest_prompt = max(len(str(body["messages"])) for _, body in script.calls)
     assert biggest_prompt < 60_000
     assert thread_bytes(runner.db_path, snap.run_id) < 5_000_000

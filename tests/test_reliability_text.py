@@ -119,13 +119,13 @@ def test_an_edited_plan_is_stored_without_nul_bel_or_bidi(tmp_path, scripted):
     }
     snap = runner.resume(snap.run_id, edited)
     assert snap.status == "awaiting_step", snap.error
-    texts = {b["id"]: (b["question_text"], b.get("rationale", "")) for b in snap.branches}
+    texts = {b.id: (b.question_text, b.rationale) for b in snap.branches}
     assert texts["sq_001"][0] == "How does React render?" and texts["sq_002"][1] == "Core"
     # an edit at the step gate is cleaned the same way
     snap = runner.resume(
         snap.run_id, {"action": "continue", "edits": [{"id": "sq_002", "question_text": "Vue\x07?\x00"}]}
     )
-    assert next(b for b in snap.branches if b["id"] == "sq_002")["question_text"] == "Vue?"
+    assert next(b for b in snap.branches if b.id == "sq_002").question_text == "Vue?"
 
 
 @pytest.mark.parametrize(

@@ -80,11 +80,11 @@ def engine_actions(snap) -> dict:
     return {
         "config": snap.config,
         "branches": [
-            (b["id"], b["question_text"], b["priority"], b["allocated_iterations"], b["iteration_count"], b["status"])
+            (b.id, b.question_text, b.priority, b.allocated_iterations, b.iteration_count, b.status)
             for b in snap.branches
         ],
         "calls": Counter(e.task for e in snap.costs.entries),
-        "findings_per_branch": Counter(f["sub_question_id"] for f in snap.findings),
+        "findings_per_branch": Counter(f.sub_question_id for f in snap.findings),
     }
 
 
@@ -93,7 +93,7 @@ def test_injected_instructions_do_not_change_the_plan_or_the_budget(tmp_path):
     _, poisoned, scripted = run(tmp_path / "poisoned", hostile_corpus())
     assert engine_actions(poisoned) == engine_actions(clean)
     assert poisoned.config["max_iterations"] == 20
-    assert sum(b["iteration_count"] for b in poisoned.branches) <= poisoned.config["max_iterations"]
+    assert sum(b.iteration_count for b in poisoned.branches) <= poisoned.config["max_iterations"]
     assert any(INJECTION in json.dumps(body) for _, body in scripted.calls), "the injection never reached a prompt"
 
 

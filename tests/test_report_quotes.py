@@ -6,7 +6,8 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from research_core.output.quotes import quotes_by_source, result_findings
-from research_core.schemas import RunResult, Source
+from research_core.runs.records import RunResult
+from research_core.schemas import Finding, Source
 from tests.test_export import make_result
 from tests.test_export_quotes import HOSTILE_QUOTE, MEMO_AT, MEMO_QUOTE, REACT_AT, REACT_QUOTE, finding, with_quotes
 from ui import report_view, sources_view, widgets
@@ -16,11 +17,26 @@ SOURCES = [
     Source(id="b", url="library://notes.md", title="Notes", backend="library"),
 ]
 QUOTE = 'Alpha ships "v2" with `code` and <b>bold</b> claims.'
+
+
+def quoting(fid: str, source_id: str, quote: str, location: str) -> Finding:
+    """A finding citing `source_id` with `quote` at `location`."""
+    return Finding(
+        id=fid,
+        sub_question_id="sq_001",
+        text="A fact.",
+        confidence=0.8,
+        source_ids=[source_id],
+        quote=quote,
+        location=location,
+    )
+
+
 QUOTES = quotes_by_source(
     [
-        {"id": "f1", "source_ids": ["a"], "quote": QUOTE, "location": "https://example.org/a#:~:text=Alpha%20ships"},
-        {"id": "f2", "source_ids": ["b"], "quote": "Notes say so plainly.", "location": "javascript:alert(1)"},
-        {"id": "f3", "source_ids": ["a"], "quote": "", "location": "https://example.org/a#:~:text=x"},
+        quoting("f1", "a", QUOTE, "https://example.org/a#:~:text=Alpha%20ships"),
+        quoting("f2", "b", "Notes say so plainly.", "javascript:alert(1)"),
+        quoting("f3", "a", "", "https://example.org/a#:~:text=x"),
     ]
 )
 
@@ -94,20 +110,22 @@ def test_a_report_without_quotes_has_no_quotes_expander() -> None:
 
 
 def test_a_finding_shows_its_quote_under_it() -> None:
-    sources = {"s1": {"title": "T", "url": "https://example.org"}}
-    found = {
-        "text": "Alpha ships v2.",
-        "confidence": 0.8,
-        "source_ids": ["s1"],
-        "quote": 'It "ships" <script>x</script>',
-        "location": "https://example.org/#:~:text=It",
-    }
+    sources = {"s1": Source(id="s1", title="T", url="https://example.org", backend="ddg")}
+    found = Finding(
+        id="f1",
+        sub_question_id="sq_001",
+        text="Alpha ships v2.",
+        confidence=0.8,
+        source_ids=["s1"],
+        quote='It "ships" <script>x</script>',
+        location="https://example.org/#:~:text=It",
+    )
     md = widgets.findings_markdown([found], sources, {"s1": 1})
     assert md == (
         "- **0.80** · Alpha ships v2.  \n  [1] [T](<https://example.org>) · *snippet only*\n"
         '  > "It "ships" &lt;script&gt;x&lt;/script&gt;" — [at the source](<https://example.org/#:~:text=It>)'
     )
-    before = widgets.findings_markdown([found | {"quote": ""}], sources, {"s1": 1})
+    before = widgets.findings_markdown([found.model_copy(update={"quote": ""})], sources, {"s1": 1})
     assert before == "- **0.80** · Alpha ships v2.  \n  [1] [T](<https://example.org>) · *snippet only*"
 
 

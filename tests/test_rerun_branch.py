@@ -36,12 +36,12 @@ def test_rerun_one_branch_reuses_the_others(tmp_path):
     assert runner.store.get(snap.run_id).parent_run_id == first.run_id
     researched = set(_sub_questions(script, "plan_queries", mark))
     assert researched == {"How big is each community?"}
-    old_by_id = {sq["id"]: sq for sq in old.sub_questions}
-    new_by_id = {sq["id"]: sq for sq in new.sub_questions}
+    old_by_id = {sq.id: sq for sq in old.sub_questions}
+    new_by_id = {sq.id: sq for sq in new.sub_questions}
     for bid in ("sq_001", "sq_003"):
-        assert [f["id"] for f in new_by_id[bid]["findings"]] == [f["id"] for f in old_by_id[bid]["findings"]]
-    assert new_by_id["sq_002"]["question_text"] == "How big is each community?"
-    assert new_by_id["sq_002"]["priority"] == 0.9 and new_by_id["sq_002"]["findings"]
+        assert [f.id for f in new_by_id[bid].findings] == [f.id for f in old_by_id[bid].findings]
+    assert new_by_id["sq_002"].question_text == "How big is each community?"
+    assert new_by_id["sq_002"].priority == 0.9 and new_by_id["sq_002"].findings
     assert script.count("meta_synthesis") == 2  # the report was rebuilt
     assert new.final_answer and new.costs.llm_calls == len(script.calls) - mark
 
@@ -55,7 +55,7 @@ def test_rerun_of_a_child_rebuilds_its_parent(tmp_path):
         snap = runner.rerun_branch(first.run_id, "sq_001.1", question_text="Which benchmark is most cited?")
     assert snap.status == "completed"
     synthesized = _sub_questions(script, "synthesize_branch", mark)
-    parent_text = next(sq for sq in runner.result(snap.run_id).sub_questions if sq["id"] == "sq_001")["question_text"]
+    parent_text = next(sq for sq in runner.result(snap.run_id).sub_questions if sq.id == "sq_001").question_text
     assert synthesized == ["Which benchmark is most cited?", parent_text]
 
 
@@ -85,7 +85,7 @@ def test_rerun_keeps_the_plan_fixed_even_with_an_eager_reviser(tmp_path):
         script.script["revise_plan"] = add
         snap = runner.rerun_branch(first.run_id, "sq_003")
     assert snap.status == "completed", snap.error
-    assert [sq["id"] for sq in runner.result(snap.run_id).sub_questions] == ["sq_001", "sq_002", "sq_003"]
+    assert [sq.id for sq in runner.result(snap.run_id).sub_questions] == ["sq_001", "sq_002", "sq_003"]
     assert [t for t, _ in script.calls[mark:] if t == "revise_plan"] == []
 
 
@@ -107,11 +107,11 @@ def test_rerun_of_a_hypothesis_judges_it_again(tmp_path):
         first = runner.start(
             "Why do teams pick React over Vue for web applications?", config(mode="hypothesis", auto_approve=True)
         )
-        verdicts = [sq["hypothesis"]["verdict"] for sq in runner.result(first.run_id).sub_questions]
+        verdicts = [sq.hypothesis["verdict"] for sq in runner.result(first.run_id).sub_questions]
         snap = runner.rerun_branch(first.run_id, "sq_001")
     assert snap.status == "completed", snap.error
     assert verdicts[0] == "refuted"
     rerun = runner.result(snap.run_id).sub_questions
-    assert rerun[0]["hypothesis"]["verdict"] == "validated"  # judged again, by the default judge this time
-    assert rerun[0]["synthesis"].startswith("**Verdict: validated**")
+    assert rerun[0].hypothesis["verdict"] == "validated"  # judged again, by the default judge this time
+    assert rerun[0].synthesis.startswith("**Verdict: validated**")
     assert script.count("judge_hypothesis") == 3

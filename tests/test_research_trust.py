@@ -44,13 +44,13 @@ def test_an_off_topic_library_document_never_reaches_findings_or_the_report(tmp_
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     by_id = {s.id: s for s in result.sources}
-    cited = {by_id[sid].url for f in result.sub_questions[0]["findings"] for sid in f["source_ids"]}
+    cited = {by_id[sid].url for f in result.sub_questions[0].findings for sid in f.source_ids}
     assert cited and all("sqlite" in u for u in cited)
     assert "React" not in result.final_answer and "virtual DOM" not in result.final_answer
     refused = [e.message for e in result.log if e.kind == "evidence" and "off-topic" in e.message]
     assert refused and "Front-end frameworks" in refused[0]
     # every finding names one source, never several pages at once
-    assert all(len(f["source_ids"]) == 1 for f in result.sub_questions[0]["findings"])
+    assert all(len(f.source_ids) == 1 for f in result.sub_questions[0].findings)
 
 
 def test_a_multi_part_question_goes_hierarchical_when_the_model_says_simple(tmp_path):
@@ -62,8 +62,8 @@ def test_a_multi_part_question_goes_hierarchical_when_the_model_says_simple(tmp_
         )
     assert snap.status == "awaiting_review"  # decomposed: a plan waits for review
     assert snap.mode == "hierarchical"
-    why = next(e for e in snap.log if e["node"] == "classify_question")
-    assert "3 clauses" in why["reasoning"]
+    why = next(e for e in snap.log if e.node == "classify_question")
+    assert "3 clauses" in why.reasoning
 
 
 def test_an_unsupported_statement_is_removed_and_counted(tmp_path):
@@ -112,7 +112,7 @@ def test_near_duplicate_findings_merge(tmp_path):
             config(mode="flat", auto_approve=True, search_backends=["library"]),
         )
     result = runner.result(snap.run_id)
-    first = [f for f in result.sub_questions[0]["findings"] if f["iteration"] == 1]
+    first = [f for f in result.sub_questions[0].findings if f.iteration == 1]
     assert len(first) == 1
     assert any("merged into an earlier finding" in e.message for e in result.log)
 
@@ -138,8 +138,8 @@ def test_a_branch_without_evidence_is_a_gap_whatever_the_model_says(tmp_path):
     assert any("Zorblax" in g and "no evidence found" in g for g in gaps), gaps
     assert result.coverage["sufficient"] is False
     assert "How does React render components?" in result.coverage["covered"]
-    zorblax = next(b for b in result.sub_questions if b["id"] == "sq_002")
-    assert zorblax["synthesis"].startswith("No evidence found")
+    zorblax = next(b for b in result.sub_questions if b.id == "sq_002")
+    assert zorblax.synthesis.startswith("No evidence found")
 
 
 def test_sub_questions_stand_alone_and_every_part_of_the_question_gets_one(tmp_path):
@@ -188,15 +188,15 @@ def test_the_report_keeps_every_answered_branch_when_the_overview_names_only_one
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     report = result.final_answer
-    answered = [b for b in result.sub_questions if b["status"] == "completed" and b.get("findings")]
+    answered = [b for b in result.sub_questions if b.status == "completed" and b.findings]
     assert len(answered) >= 2
     for branch in answered:
-        assert branch["question_text"] in report
-        assert branch["findings"][0]["text"][:60] in report
+        assert branch.question_text in report
+        assert branch.findings[0].text[:60] in report
     assert "Rust" not in report
     # the count covers every branch answer in the report (the overview's one sentence repeats a branch
     # answer printed beside it, so it goes uncounted)
-    assert result.synthesis.statements_checked >= sum(b.get("statements_checked") or 0 for b in answered)
+    assert result.synthesis.statements_checked >= sum(b.statements_checked for b in answered)
 
 
 def test_a_flat_branch_keeps_searching_while_a_part_of_its_question_has_no_finding():

@@ -41,9 +41,9 @@ STATE = {
         "sq_001.1": branch("sq_001.1", f"Deeper [[src:{A}]].", parent="sq_001", iteration_count=1),
     },
     "findings": [
-        {"id": "f1", "sub_question_id": "sq_001", "source_ids": [B]},
-        {"id": "f2", "sub_question_id": "sq_002", "source_ids": [C]},
-        {"id": "f3", "sub_question_id": "sq_001", "source_ids": [A]},
+        {"id": "f1", "sub_question_id": "sq_001", "text": "One.", "confidence": 0.8, "source_ids": [B]},
+        {"id": "f2", "sub_question_id": "sq_002", "text": "Two.", "confidence": 0.8, "source_ids": [C]},
+        {"id": "f3", "sub_question_id": "sq_001", "text": "Three.", "confidence": 0.8, "source_ids": [A]},
     ],
     "sources": [source(A), source(B), source(C), source(D), source(A)],
     "report_grounding": {"statements": 10, "supported": 9},
@@ -71,11 +71,11 @@ def test_citations_are_numbered_in_report_order_and_cited_sources_come_first():
 
 def test_branch_answers_show_the_global_numbers_in_tree_order_with_their_findings():
     result = build(STATE)
-    assert [b["id"] for b in result.sub_questions] == ["sq_001", "sq_001.1", "sq_002"]
-    texts = {b["id"]: b["synthesis"] for b in result.sub_questions}
+    assert [b.id for b in result.sub_questions] == ["sq_001", "sq_001.1", "sq_002"]
+    texts = {b.id: b.synthesis for b in result.sub_questions}
     assert texts == {"sq_001": "First [1][2].", "sq_001.1": "Deeper [2].", "sq_002": "Second [3] and [2]."}
-    assert [f["id"] for f in result.sub_questions[0]["findings"]] == ["f1", "f3"]
-    assert result.sub_questions[1]["findings"] == []
+    assert [f.id for f in result.sub_questions[0].findings] == ["f1", "f3"]
+    assert result.sub_questions[1].findings == []
     assert STATE["branches"]["sq_001"]["synthesis"].startswith("First [[src:")  # the run's state is untouched
 
 

@@ -28,7 +28,7 @@ def test_citation_check_removes_a_fabricated_citation(tmp_path):
         runner = make_runner(tmp_path, url)
         snap = runner.start(SIMPLE, config(auto_approve=True))
     result = runner.result(snap.run_id)
-    text = result.sub_questions[0]["synthesis"]
+    text = result.sub_questions[0].synthesis
     assert "Mars" not in text  # the unsupported statement is gone, not only its citation
     assert re.search(r"superposition \[\d\]", text)
     assert result.synthesis.citations_checked == 2 and result.synthesis.citations_supported == 1
@@ -42,7 +42,7 @@ def test_citation_judge_failure_falls_back_to_word_overlap(tmp_path):
         runner = make_runner(tmp_path, url)
         snap = runner.start(SIMPLE, config(auto_approve=True))
     result = runner.result(snap.run_id)
-    text = result.sub_questions[0]["synthesis"]
+    text = result.sub_questions[0].synthesis
     assert re.search(r"entanglement \[\d\]", text)
     assert "Bananas are yellow fruit ." in text or "Bananas are yellow fruit." in text
     entry = next(e for e in result.log if e.kind == "citations" and "checked" in e.message)
@@ -91,13 +91,13 @@ def test_failing_backend_is_dropped_for_the_branch_unless_sticky(tmp_path):
         assert ddg.calls == 2
         drop = next(e for e in result.log if e.kind == "source_choice")
         assert "Dropped backend 'ddg'" in drop.message and "errors 2" in drop.reasoning
-        assert result.sub_questions[0]["dropped_backends"] == ["ddg"]
-        assert result.sub_questions[0]["backend_stats"]["library"]["good"] >= 1
+        assert result.sub_questions[0].dropped_backends == ["ddg"]
+        assert result.sub_questions[0].backend_stats["library"]["good"] >= 1
 
         sticky = _rate_limited()
         runner = make_runner(tmp_path / "b", url, backends=[sticky, FixtureSearch("library")])
         snap = runner.start(SIMPLE, config(backend_max_failures=2, sticky_backends=["ddg"], **slow_stop))
-        assert sticky.calls == runner.result(snap.run_id).sub_questions[0]["iteration_count"] == 4
+        assert sticky.calls == runner.result(snap.run_id).sub_questions[0].iteration_count == 4
 
 
 def test_with_the_local_model_citations_are_checked_by_word_overlap_without_a_model_call(tmp_path):
@@ -110,7 +110,7 @@ def test_with_the_local_model_citations_are_checked_by_word_overlap_without_a_mo
     assert snap.status == "completed", snap.error
     assert "verify_citations" not in calls
     result = runner.result(snap.run_id)
-    text = result.sub_questions[0]["synthesis"]
+    text = result.sub_questions[0].synthesis
     assert "Bananas are yellow fruit [" not in text  # the citation its source does not support is gone
     entry = next(e for e in result.log if e.kind == "citations" and "checked" in e.message)
     assert "lexical" in entry.message and "not asked" in entry.reasoning

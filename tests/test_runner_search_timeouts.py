@@ -114,9 +114,9 @@ def test_one_slow_search_does_not_disable_web_search_for_the_run(tmp_path) -> No
         )
     assert snap.status == "completed", snap.error
     assert len(client.queries) > 2  # later queries still went to the web
-    assert any(s["backend"] == "ddg" for s in snap.sources)
+    assert any(s.backend == "ddg" for s in snap.sources)
     assert not any("disabled for this run" in w for w in snap.warnings)
     assert any("no answer in time" in w and "stays on" in w for w in snap.warnings)
     first = snap.branches[0]
-    assert first["backend_stats"]["ddg"]["errors"] == 1  # counted in the branch's diagnostics
-    assert any("no answer in time" in e["message"] for e in snap.log if e["kind"] == "search_error")
+    assert first.backend_stats["ddg"]["errors"] == 1  # counted in the branch's diagnostics
+    assert any("no answer in time" in e.message for e in snap.log if e.kind == "search_error")

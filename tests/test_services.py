@@ -27,7 +27,7 @@ def test_a_run_resumed_by_another_runner_keeps_the_config_it_was_started_with(tm
     # a fresh runner, as after a restart: only the run record says the run is in step mode
     after_review = make_runner(tmp_path, url).resume(paused.run_id, "approve")
     assert after_review.pending is not None and "completed" in after_review.pending  # the step gate
-    researched = [b for b in after_review.branches if b.get("iteration_count")]
+    researched = [b for b in after_review.branches if b.iteration_count]
     assert len(researched) == 1  # one step of one branch at a time (step mode, parallel=1)
 
 
@@ -95,6 +95,6 @@ def test_a_checkpoint_whose_tasks_carry_the_config_resumes(tmp_path, scripted):
 
     done = runner.resume(run_id)
     assert done.status == "completed", done.error
-    by_id = {b["id"]: b for b in done.branches}
-    assert by_id["sq_002"]["iteration_count"] >= 1 and by_id["sq_002"]["status"] == "completed"
-    assert by_id["sq_001"]["status"] == "completed" and by_id["sq_001"]["synthesis"]
+    by_id = {b.id: b for b in done.branches}
+    assert by_id["sq_002"].iteration_count >= 1 and by_id["sq_002"].status == "completed"
+    assert by_id["sq_001"].status == "completed" and by_id["sq_001"].synthesis

@@ -60,7 +60,7 @@ def test_a_branch_that_keeps_finding_the_same_page_reads_it_once_and_searches_ne
         calls = [task for task, _ in scripted.recorded_calls()]
     assert snap.status in ("completed", "completed_with_fallback"), snap.error
     result = runner.result(snap.run_id)
-    assert result.sub_questions[0]["iteration_count"] >= 3
+    assert result.sub_questions[0].iteration_count >= 3
     assert calls.count("extract_findings") == 1  # the passage was shown once, not at every iteration
     assert any("already read" in e.message for e in result.log)
     searched = [e.message for e in result.log if e.kind == "search"]

@@ -56,14 +56,14 @@ def test_findings_rest_on_the_passages_of_the_pages(tmp_path, scripted, web: Loc
 
     assert web.queries, "the run searched through SearXNG"
     by_id = {s.id: s for s in result.sources}
-    cited = {sid for sq in result.sub_questions for f in sq["findings"] for sid in f["source_ids"]}
+    cited = {sid for sq in result.sub_questions for f in sq.findings for sid in f.source_ids}
     assert cited and all(by_id[sid].url.startswith(web.base_url) for sid in cited)  # findings cite the pages
     read = [by_id[sid] for sid in cited if by_id[sid].read == "page"]
     assert read, [by_id[sid].read_note for sid in cited]
 
     # the extraction prompt carried each read page's passages, not the search engine's teaser
     prompts = "\n".join(body["messages"][-1]["content"] for task, body in script.calls if task == "extract_findings")
-    quotes = {sid: f["quote"] for sq in result.sub_questions for f in sq["findings"] for sid in f["source_ids"]}
+    quotes = {sid: f.quote for sq in result.sub_questions for f in sq.findings for sid in f.source_ids}
     for source in read:
         # the quote is a sentence the prompt showed, taken from the page's passage
         assert quotes[source.id] and quotes[source.id] in prompts
@@ -71,7 +71,7 @@ def test_findings_rest_on_the_passages_of_the_pages(tmp_path, scripted, web: Loc
         assert source.read_note.startswith("page read: passage")
 
     for sq in result.sub_questions:
-        assert sq["pages_read"] > 0, sq["id"]
+        assert sq.pages_read > 0, sq.id
     assert any(e.kind == "passages" and e.reasoning for e in result.log)
     assert any(e.kind == "pages" and e.message.startswith("Pages read:") for e in result.log)
     assert max(page_hits(web).values()) == 1  # a page met by several branches is fetched once
@@ -88,7 +88,7 @@ def test_snippets_only_when_reading_is_off(tmp_path, scripted, web: LocalWeb) ->
     result = runner.result(snap.run_id)
     assert result.sources and all(s.read == "snippet" for s in result.sources)
     assert page_hits(web) == {}
-    assert all(sq["pages_read"] == 0 for sq in result.sub_questions)
+    assert all(sq.pages_read == 0 for sq in result.sub_questions)
     assert "snippet only" in to_markdown(result)
 
 

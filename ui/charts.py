@@ -15,6 +15,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from research_core.runs.rows import BranchRow
 from research_core.tree import BranchTree
 from ui.widgets import BRANCH_ICONS, branch_numbers, shorten
 
@@ -43,10 +44,10 @@ def _wrap_label(text: str, width: int = 28, lines: int = 3) -> str:
     return "<br>".join(html.escape(line) for line in wrapped)
 
 
-def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figure:
+def tree_figure(question: str, branches: Sequence[BranchRow]) -> go.Figure:
     """An icicle of question -> branches (-> children), coloured by branch status."""
     numbers = branch_numbers(branches)
-    tree = BranchTree({b["id"]: b for b in branches})
+    tree = BranchTree({b.id: b for b in branches})
     ids = ["__question__"]
     parents = [""]
     labels = [f"<b>{_wrap_label(question, 90, 2)}</b>"]
@@ -55,21 +56,20 @@ def tree_figure(question: str, branches: Sequence[Mapping[str, Any]]) -> go.Figu
     hovers = [html.escape(shorten(question, 200))]
     depth = 0
     for b in branches:
-        parent = tree.parent(b["id"]) or "__question__"
-        status = b.get("status") or "pending"
-        number = numbers.get(b["id"], "")
-        ids.append(b["id"])
+        parent = tree.parent(b.id) or "__question__"
+        status = b.status
+        number = numbers.get(b.id, "")
+        ids.append(b.id)
         parents.append(parent)
-        labels.append(f"<b>{html.escape(number)}</b> {_wrap_label(b.get('question_text') or '')}")
+        labels.append(f"<b>{html.escape(number)}</b> {_wrap_label(b.question_text)}")
         colors.append(BRANCH_COLORS.get(status, BRANCH_COLORS["pending"]))
         text_colors.append(BRANCH_TEXT.get(status, DARK_TEXT))
-        used = int(b.get("iteration_count") or 0)
-        allocated = int(b.get("allocated_iterations") or 0)
         hovers.append(
-            f"{html.escape(number)} · {html.escape(status)} · priority {float(b.get('priority') or 0):.2f}"
-            f"<br>iterations {used}/{allocated}<br>{html.escape(shorten(b.get('question_text') or '', 120))}"
+            f"{html.escape(number)} · {html.escape(status)} · priority {b.priority:.2f}"
+            f"<br>iterations {b.iteration_count}/{b.allocated_iterations}"
+            f"<br>{html.escape(shorten(b.question_text, 120))}"
         )
-        depth = max(depth, int(b.get("depth") or 0))
+        depth = max(depth, b.depth)
     figure = go.Figure(
         go.Icicle(
             ids=ids,
@@ -121,17 +121,17 @@ def _bar_layout(figure: go.Figure, title: str, height: int = 300) -> go.Figure:
     return figure
 
 
-def iterations_figure(branches: Sequence[Mapping[str, Any]]) -> go.Figure:
+def iterations_figure(branches: Sequence[BranchRow]) -> go.Figure:
     """Iterations allocated vs used per branch."""
     numbers = branch_numbers(branches)
-    x = [numbers.get(b["id"], b["id"]) for b in branches]
-    hover = [html.escape(shorten(b.get("question_text") or "", 80)) for b in branches]
+    x = [numbers.get(b.id, b.id) for b in branches]
+    hover = [html.escape(shorten(b.question_text, 80)) for b in branches]
     figure = go.Figure(
         [
             go.Bar(
                 name="allocated",
                 x=x,
-                y=[int(b.get("allocated_iterations") or 0) for b in branches],
+                y=[b.allocated_iterations for b in branches],
                 marker_color=CHART_COLORS[1],
                 customdata=hover,
                 hovertemplate="%{customdata}<br>allocated %{y}<extra></extra>",
@@ -139,7 +139,7 @@ def iterations_figure(branches: Sequence[Mapping[str, Any]]) -> go.Figure:
             go.Bar(
                 name="used",
                 x=x,
-                y=[int(b.get("iteration_count") or 0) for b in branches],
+                y=[b.iteration_count for b in branches],
                 marker_color=CHART_COLORS[0],
                 customdata=hover,
                 hovertemplate="%{customdata}<br>used %{y}<extra></extra>",
@@ -190,7 +190,7 @@ def usage_figure(usage: Mapping[str, Mapping[str, float]], title: str) -> go.Fig
     return figure
 
 
-def run_charts(branches: Sequence[Mapping[str, Any]], cost_entries: Iterable[Any], key_prefix: str) -> None:
+def run_charts(branches: Sequence[BranchRow], cost_entries: Iterable[Any], key_prefix: str) -> None:
     """Iterations per branch, and cost and tokens per branch and per node."""
     entries = list(cost_entries)
     numbers = branch_numbers(branches)

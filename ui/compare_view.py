@@ -18,10 +18,9 @@ import streamlit as st
 from research_core.output.document import DOCUMENT_FORMATS, document_mime, render_document
 from research_core.runs.compare import CRITERIA, Comparison, RunMetrics
 from research_core.runs.errors import RunError
-from research_core.runs.records import RunSummary
+from research_core.runs.records import RunResult, RunSummary
 from research_core.runs.runner import Runner
 from research_core.runs.snapshot import RunSnapshot
-from research_core.schemas import RunResult
 from ui import report_view, run_view, state, widgets
 from ui.widgets import esc
 

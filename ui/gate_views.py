@@ -27,8 +27,10 @@ from research_core.gates import (
     RevisionReject,
     StepAnswer,
     StepPayload,
+    branch_statuses,
     parse_answer,
 )
+from research_core.runs.rows import BranchRow
 from research_core.runs.snapshot import RunSnapshot
 from research_core.text.citations import markers_to_numbered
 from ui import run_view, widgets
@@ -38,11 +40,11 @@ Send = Callable[[GateAnswer], None]
 
 
 def gate_answer(
-    payload: GatePayload, answer: GateAnswer | str | dict[str, Any], branches: Sequence[Mapping[str, Any]]
+    payload: GatePayload, answer: GateAnswer | str | dict[str, Any], branches: Sequence[BranchRow]
 ) -> tuple[GateAnswer | None, str | None]:
     """The typed answer the gate will receive (`branches` are the run's), or None and the gate's refusal."""
     try:
-        return parse_answer(payload, answer, branches={b["id"]: b for b in branches if "id" in b}), None
+        return parse_answer(payload, answer, branches=branch_statuses(branches)), None
     except GateAnswerError as exc:
         return None, exc.user_message
 
@@ -98,7 +100,7 @@ def completed_branch_cards(snap: RunSnapshot, completed: Sequence[Mapping[str, A
     """The branches that just finished: number, question, iterations, confidence and cited answer."""
     numbering = widgets.citation_numbering(snap.branches)
     numbers = widgets.branch_numbers(snap.branches)
-    sources_by_id = {src["id"]: src for src in snap.sources if src.get("id")}
+    sources_by_id = {src.id: src for src in snap.sources}
     for c in completed:
         with st.container(border=True):
             st.markdown(f"**{esc(numbers.get(c['id'], c['id']))} · {esc(c.get('question_text'))}**")
@@ -164,19 +166,19 @@ def step_gate(snap: RunSnapshot, payload: StepPayload, send: Send) -> None:
 # ---- a proposed plan revision ----------------------------------------------------------------------
 
 
-def revision_lines(changes: Mapping[str, Any], branches: Sequence[Mapping[str, Any]]) -> list[str]:
+def revision_lines(changes: Mapping[str, Any], branches: Sequence[BranchRow]) -> list[str]:
     """The proposed plan change as Markdown list items: additions, drops and new priorities.
 
     Branches are named by their tree number and (shortened) question; every text is escaped.
     """
-    by_id = {b["id"]: b for b in branches}
+    by_id = {b.id: b for b in branches}
     numbers = widgets.branch_numbers(branches)
 
     def named(bid: str) -> str:
         branch = by_id.get(bid)
         if branch is None:
             return esc(bid)
-        return f"{esc(numbers.get(bid, bid))} · {esc(widgets.shorten(branch.get('question_text') or '', 110))}"
+        return f"{esc(numbers.get(bid, bid))} · {esc(widgets.shorten(branch.question_text, 110))}"
 
     lines = []
     for item in changes.get("add", []):
@@ -191,8 +193,8 @@ def revision_lines(changes: Mapping[str, Any], branches: Sequence[Mapping[str, A
     for bid in changes.get("drop", []):
         lines.append(f"- :red[drop] {named(bid)}")
     for bid, priority in (changes.get("reprioritize") or {}).items():
-        before = by_id.get(bid, {}).get("priority")
-        was = f"{float(before):.2f} → " if before is not None else ""
+        before = by_id.get(bid)
+        was = f"{before.priority:.2f} → " if before is not None else ""
         lines.append(f"- :orange[priority] {named(bid)}: {was}{float(priority):.2f}")
     return lines
 

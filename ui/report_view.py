@@ -25,7 +25,9 @@ from research_core.output.export import (
     export_result,
 )
 from research_core.output.quotes import QuotesBySource, citation_hover, quotes_by_source, result_findings
-from research_core.schemas import RunResult, Source
+from research_core.runs.records import RunResult
+from research_core.runs.rows import BranchRow
+from research_core.schemas import Source
 from research_core.text.citations import markers_to_numbered
 from research_core.text.markdown_fences import scan_fences
 from research_core.text.sanitize import safe_link
@@ -266,28 +268,23 @@ def branch_syntheses(result: RunResult, quotes: QuotesBySource | None = None) ->
     """Each branch's answer in an expander, numbered 1, 1.1, 2 … in tree order; citations show `quotes`."""
     numbers = widgets.branch_numbers(result.sub_questions)
     for sq in result.sub_questions:
-        number = numbers.get(sq["id"], "")
-        status = sq.get("status") or ""
-        label = f"{number} · {widgets.shorten(sq.get('question_text') or '', 110)}"
-        with st.expander(esc(label), icon=widgets.BRANCH_ICONS.get(status)):
-            confidence = sq.get("confidence")
+        number = numbers.get(sq.id, "")
+        label = f"{number} · {widgets.shorten(sq.question_text, 110)}"
+        with st.expander(esc(label), icon=widgets.BRANCH_ICONS.get(sq.status)):
             st.caption(
-                f"{esc(status)} · priority {float(sq.get('priority') or 0):.2f} · "
-                f"{widgets.plural(int(sq.get('iteration_count') or 0), 'iteration')}"
-                + (f" · confidence {float(confidence):.2f}" if confidence is not None else "")
+                f"{esc(sq.status)} · priority {sq.priority:.2f} · {widgets.plural(sq.iteration_count, 'iteration')}"
+                + (f" · confidence {sq.confidence:.2f}" if sq.confidence is not None else "")
             )
-            show_cited(
-                sq.get("synthesis"), result.sources, "_No synthesis for this branch._", top_heading=5, quotes=quotes
-            )
+            show_cited(sq.synthesis, result.sources, "_No synthesis for this branch._", top_heading=5, quotes=quotes)
 
 
-def hypotheses(result: RunResult) -> list[dict[str, Any]]:
+def hypotheses(result: RunResult) -> list[BranchRow]:
     """The result's hypothesis branches, in tree order."""
-    return [sq for sq in result.sub_questions if sq.get("kind") == "hypothesis" or sq.get("hypothesis")]
+    return [sq for sq in result.sub_questions if sq.kind == "hypothesis" or sq.hypothesis]
 
 
-def _verdict(sq: Mapping[str, Any]) -> str:
-    verdict = str((sq.get("hypothesis") or {}).get("verdict") or "")
+def _verdict(sq: BranchRow) -> str:
+    verdict = sq.notes.verdict or ""
     return verdict if verdict in VERDICTS else ""
 
 
@@ -303,17 +300,16 @@ def hypotheses_frame(result: RunResult) -> pd.DataFrame:
     numbers = widgets.branch_numbers(result.sub_questions)
     rows = []
     for sq in hypotheses(result):
-        h = sq.get("hypothesis") or {}
-        pivot_of = h.get("pivot_of")
+        h = sq.notes
         rows.append(
             {
-                "#": numbers.get(sq["id"], sq["id"]),
-                "hypothesis": sq.get("question_text") or "",
+                "#": numbers.get(sq.id, sq.id),
+                "hypothesis": sq.question_text,
                 "verdict": VERDICTS[_verdict(sq)][0],
-                "confidence": _out_of_ten(h.get("confidence")) if _verdict(sq) else "–",
-                "prior": _out_of_ten(h.get("initial_confidence")),
-                "pivot": h.get("pivot") or "",
-                "pivot of": numbers.get(pivot_of, pivot_of) if pivot_of else "",
+                "confidence": _out_of_ten(h.confidence) if _verdict(sq) else "–",
+                "prior": _out_of_ten(h.initial_confidence),
+                "pivot": h.pivot or "",
+                "pivot of": numbers.get(h.pivot_of, h.pivot_of) if h.pivot_of else "",
             }
         )
     return pd.DataFrame(rows, columns=["#", "hypothesis", "verdict", "confidence", "prior", "pivot", "pivot of"])
@@ -343,36 +339,35 @@ def hypothesis_cards(result: RunResult, *, key_prefix: str, quotes: QuotesBySour
     )
     tested_pivots: dict[str, str] = {}
     for sq in hyps:
-        pivot_of = (sq.get("hypothesis") or {}).get("pivot_of")
-        if pivot_of:
-            tested_pivots.setdefault(pivot_of, sq["id"])
+        if sq.notes.pivot_of:
+            tested_pivots.setdefault(sq.notes.pivot_of, sq.id)
     for sq in hyps:
-        h = sq.get("hypothesis") or {}
+        h = sq.notes
         verdict = _verdict(sq)
         label, color, icon = VERDICTS[verdict]
         with st.container(border=True):
-            st.markdown(f"**{esc(numbers.get(sq['id'], sq['id']))} · {esc(sq.get('question_text'))}**")
+            st.markdown(f"**{esc(numbers.get(sq.id, sq.id))} · {esc(sq.question_text)}**")
             with st.container(horizontal=True, gap="small", vertical_alignment="center"):
                 st.badge(label, color=color, icon=icon)  # type: ignore[arg-type]
                 facts = []
                 if verdict:
-                    facts.append(f"confidence {_out_of_ten(h.get('confidence'))}")
-                facts.append(f"prior {_out_of_ten(h.get('initial_confidence'))}")
-                if h.get("pivot_of"):
-                    facts.append(f"pivot of {esc(numbers.get(h['pivot_of'], h['pivot_of']))}")
+                    facts.append(f"confidence {_out_of_ten(h.confidence)}")
+                facts.append(f"prior {_out_of_ten(h.initial_confidence)}")
+                if h.pivot_of:
+                    facts.append(f"pivot of {esc(numbers.get(h.pivot_of, h.pivot_of))}")
                 st.caption(" · ".join(facts))
-            if h.get("validation_criteria"):
-                st.caption(f"Test: {esc(h['validation_criteria'])}")
-            evidence = markers_to_numbered(str(h.get("evidence") or ""), numbering)
+            if h.validation_criteria:
+                st.caption(f"Test: {esc(h.validation_criteria)}")
+            evidence = markers_to_numbered(h.evidence or "", numbering)
             if evidence.strip():
                 st.markdown("**Evidence**")
                 show_cited(evidence, result.sources, "", top_heading=5, quotes=quotes)
             elif not verdict:
-                st.caption(f"Not judged ({esc(sq.get('status') or 'pending')}).")
-            if h.get("pivot"):
-                tested = tested_pivots.get(sq["id"])
+                st.caption(f"Not judged ({esc(sq.status)}).")
+            if h.pivot:
+                tested = tested_pivots.get(sq.id)
                 where = f" (tested as {esc(numbers.get(tested, tested))})" if tested else " (not tested)"
-                st.markdown(f":material/alt_route: **Suggested pivot:** {esc(h['pivot'])}{where}")
+                st.markdown(f":material/alt_route: **Suggested pivot:** {esc(h.pivot)}{where}")
 
 
 # ---- the whole report -------------------------------------------------------------------------------

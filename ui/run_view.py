@@ -7,15 +7,15 @@ runner's thread works, and the Compare page can reuse pieces of it.
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from pydantic import BaseModel
 
 from research_core.runs.snapshot import RunSnapshot
-from research_core.schemas import FINAL_STATUSES
+from research_core.schemas import FINAL_STATUSES, LogEntry
 from research_core.text.sanitize import redact_data
 from ui import charts, widgets
 
@@ -24,25 +24,35 @@ from ui import charts, widgets
 _SHOWN_FIELDS = ("question", "branches", "findings", "sources", "log", "warnings", "final_answer", "error", "events")
 
 
+def redacted(value: Any) -> Any:
+    """`value` with key-like strings redacted: a record (or a list of them) is redacted in its dump and
+    read back as the same record, anything else (JSON-like data) as it is."""
+    if isinstance(value, BaseModel):
+        return type(value).model_validate(redact_data(value.model_dump()))
+    if isinstance(value, list):
+        return [redacted(v) for v in value]
+    return redact_data(value)
+
+
 def shown_snapshot(snap: RunSnapshot) -> RunSnapshot:
     """`snap` with key-like strings redacted from everything a page shows, as the downloads do."""
-    return dataclasses.replace(snap, **{name: redact_data(getattr(snap, name)) for name in _SHOWN_FIELDS})
+    return dataclasses.replace(snap, **{name: redacted(getattr(snap, name)) for name in _SHOWN_FIELDS})
 
 
 def progress_values(snap: RunSnapshot) -> list[tuple[str, str]]:
     """The headline numbers of a run in progress."""
     branches = snap.branches
-    done = sum(1 for b in branches if b.get("status") in FINAL_STATUSES)
-    used = sum(int(b.get("iteration_count") or 0) for b in branches)
-    allocated = sum(int(b.get("allocated_iterations") or 0) for b in branches)
+    done = sum(1 for b in branches if b.status in FINAL_STATUSES)
+    used = sum(b.iteration_count for b in branches)
+    allocated = sum(b.allocated_iterations for b in branches)
     tokens = snap.costs.tokens_in + snap.costs.tokens_out
-    read = sum(int(b.get("pages_read") or 0) for b in branches)
-    tried = read + sum(int(b.get("pages_failed") or 0) for b in branches)
+    read = sum(b.pages_read for b in branches)
+    tried = read + sum(b.pages_failed for b in branches)
     return [
         ("Branches done", f"{done} / {len(branches)}" if branches else "–"),
         ("Iterations", f"{used} / {allocated}" if allocated else str(used)),
         ("Findings", str(len(snap.findings))),
-        ("Sources", str(len({s.get("id") for s in snap.sources}))),
+        ("Sources", str(len({s.id for s in snap.sources}))),
         ("Pages read", f"{read} / {tried}" if tried else "–"),
         ("Tokens", f"{tokens:,}"),
         ("Cost (USD)", widgets.usd_amount(snap.costs.total_usd)),
@@ -60,20 +70,20 @@ def activity_line(snap: RunSnapshot) -> str:
         where += f" · iteration {iteration}" if iteration else ""
         return f"{kind}{where}"
     if snap.log:
-        return str(snap.log[-1].get("message") or "")
+        return snap.log[-1].message
     return "starting"
 
 
-def _log_frame(log: list[dict[str, Any]]) -> pd.DataFrame:
+def _log_frame(log: list[LogEntry]) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "time": (e.get("timestamp") or "")[11:19],
-                "step": e.get("node"),
-                "branch": e.get("branch") or "",
-                "kind": e.get("kind"),
-                "message": e.get("message"),
-                "reasoning": e.get("reasoning") or "",
+                "time": e.timestamp[11:19],
+                "step": e.node,
+                "branch": e.branch or "",
+                "kind": e.kind,
+                "message": e.message,
+                "reasoning": e.reasoning,
             }
             for e in log
         ],
@@ -106,10 +116,7 @@ def details(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
     """Tabs: each branch in detail, budget and cost charts, and the log."""
     numbers = widgets.branch_numbers(snap.branches)
     numbering = widgets.citation_numbering(snap.branches)
-    sources_by_id = {s["id"]: s for s in snap.sources if s.get("id")}
-    findings: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for f in snap.findings:
-        findings[f.get("sub_question_id")].append(f)
+    sources_by_id = {s.id: s for s in snap.sources}
 
     branches_tab, charts_tab, log_tab = st.tabs(["Branches", "Budget and cost", "Log"])
     with branches_tab:
@@ -118,12 +125,11 @@ def details(snap: RunSnapshot, *, key_prefix: str = "run") -> None:
         for b in snap.branches:
             widgets.branch_details(
                 b,
-                numbers.get(b["id"], b["id"]),
-                findings.get(b["id"], []),
+                numbers.get(b.id, b.id),
                 sources_by_id,
                 numbering,
                 snap.log,
-                key=f"{key_prefix}_branch_{b['id']}",
+                key=f"{key_prefix}_branch_{b.id}",
             )
     with charts_tab:
         charts.run_charts(snap.branches, snap.costs.entries, key_prefix)
@@ -144,17 +150,17 @@ def model_start_status(messages: Sequence[str]) -> None:
 # ---- the model's reasons at the gates ------------------------------------------------------------
 
 
-def depth_reasoning(log: list[dict[str, Any]], branch_id: str | None) -> str:
+def depth_reasoning(log: list[LogEntry], branch_id: str | None) -> str:
     """Why the model judged a branch's depth as it did (its latest depth assessment), or ''."""
     for entry in reversed(log):
-        if entry.get("branch") == branch_id and entry.get("kind") == "drill_down" and entry.get("reasoning"):
-            return str(entry["reasoning"])
+        if entry.branch == branch_id and entry.kind == "drill_down" and entry.reasoning:
+            return entry.reasoning
     return ""
 
 
-def revision_reasoning(log: list[dict[str, Any]]) -> str:
+def revision_reasoning(log: list[LogEntry]) -> str:
     """The reviser's reasons for its latest proposed plan change, or ''."""
     for entry in reversed(log):
-        if entry.get("node") == "revise_plan" and str(entry.get("message") or "").startswith("Proposed revision"):
-            return str(entry.get("reasoning") or "")
+        if entry.node == "revise_plan" and entry.message.startswith("Proposed revision"):
+            return entry.reasoning
     return ""

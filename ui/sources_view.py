@@ -14,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from research_core.output.quotes import QuotesBySource, distinct_quotes, quote_markdown
-from research_core.schemas import RunResult, Source
+from research_core.runs.records import RunResult
+from research_core.schemas import Source
 from research_core.sources.labels import reading_label
 from research_core.text.sanitize import safe_link
 from ui import widgets

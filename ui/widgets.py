@@ -18,6 +18,8 @@ from typing import Any
 import streamlit as st
 
 from research_core.output.quotes import finding_quote, quote_markdown
+from research_core.runs.rows import BranchRow
+from research_core.schemas import Finding, LogEntry, Source
 from research_core.sources.labels import reading_label, reasons_text
 from research_core.text.citations import cited_source_ids, global_numbering, markers_to_numbered
 from research_core.text.markdown_fences import scan_fences
@@ -165,41 +167,40 @@ def show_warnings(warnings: Iterable[str]) -> None:
 # ---- numbering and citations ---------------------------------------------------------------------
 
 
-def branch_numbers(branches: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def branch_numbers(branches: Sequence[BranchRow]) -> dict[str, str]:
     """Tree numbering (1, 1.1, 2 …) of branches given in tree order."""
-    return BranchTree({b["id"]: b for b in branches}, [b["id"] for b in branches]).numbers()
+    return BranchTree({b.id: b for b in branches}, [b.id for b in branches]).numbers()
 
 
-def citation_numbering(branches: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+def citation_numbering(branches: Sequence[BranchRow]) -> dict[str, int]:
     """The global [n] numbering of the sources cited by the branch syntheses, in tree order."""
-    return global_numbering(b.get("synthesis") or "" for b in branches)
+    return global_numbering(b.synthesis or "" for b in branches)
 
 
 # ---- one branch ---------------------------------------------------------------------------------------
 
 
-def pages_caption(branch: Mapping[str, Any]) -> str:
+def pages_caption(branch: BranchRow) -> str:
     """How many of a branch's web results were read as pages, and why the others kept their snippet."""
-    read = int(branch.get("pages_read") or 0)
-    failed = int(branch.get("pages_failed") or 0)
+    read, failed = branch.pages_read, branch.pages_failed
     if not read and not failed:
         return ""
     text = f"Pages read: {read} of {read + failed}"
-    reasons = branch.get("pages_not_read") or {}
+    reasons = branch.pages_not_read
     if failed:
         text += " · snippet only: " + (esc(reasons_text(reasons)) if reasons else str(failed))
     return text
 
 
-def reading_mark(source: Mapping[str, Any]) -> str:
+def reading_mark(source: Source) -> str:
     """` · page read` or ` · snippet only` for a web source, nothing for a library document."""
-    label = reading_label(str(source.get("backend") or ""), str(source.get("read") or "snippet"))
+    label = reading_label(source.backend, source.read)
     return f" · *{label}*" if label else ""
 
 
 def findings_markdown(
-    findings: Sequence[Mapping[str, Any]],
-    sources_by_id: Mapping[str, Mapping[str, Any]],
+    findings: Sequence[Finding],
+    sources_by_id: Mapping[str, Source],
     numbering: Mapping[str, int],
 ) -> str:
     """Findings as a Markdown list with confidence, their sources as links and, under each, the quote
@@ -207,15 +208,14 @@ def findings_markdown(
     lines = []
     for f in findings:
         refs = []
-        for sid in f.get("source_ids") or []:
+        for sid in f.source_ids:
             source = sources_by_id.get(sid)
             if source is None:
                 continue
             number = numbering.get(sid)
             prefix = f"[{number}] " if number else ""
-            refs.append(prefix + source_link(source.get("title") or "", source.get("url") or "") + reading_mark(source))
-        confidence = float(f.get("confidence") or 0)
-        line = f"- **{confidence:.2f}** · {esc(f.get('text'))}"
+            refs.append(prefix + source_link(source.title, source.url) + reading_mark(source))
+        line = f"- **{f.confidence:.2f}** · {esc(f.text)}"
         if refs:
             line += "  \n  " + " · ".join(refs)
         quote = finding_quote_markdown(f)
@@ -225,45 +225,41 @@ def findings_markdown(
     return "\n".join(lines)
 
 
-def finding_quote_markdown(finding: Mapping[str, Any]) -> str:
+def finding_quote_markdown(finding: Finding) -> str:
     """A finding's quote as inline Markdown (`"text" — link`, escaped, key-like strings redacted), or ""."""
     quote = finding_quote(finding)
     return redact_secrets(quote_markdown(quote)) if quote is not None else ""
 
 
-def cited_sources_markdown(
-    text: str, sources_by_id: Mapping[str, Mapping[str, Any]], numbering: Mapping[str, int]
-) -> str:
+def cited_sources_markdown(text: str, sources_by_id: Mapping[str, Source], numbering: Mapping[str, int]) -> str:
     """The sources a synthesis cites, as a numbered Markdown list."""
     cited = sorted((sid for sid in cited_source_ids(text) if sid in numbering), key=numbering.__getitem__)
     lines = []
     for sid in cited:
         source = sources_by_id.get(sid)
         if source is not None:
-            lines.append(f"\\[{numbering[sid]}\\] {source_link(source.get('title') or '', source.get('url') or '')}")
+            lines.append(f"\\[{numbering[sid]}\\] {source_link(source.title, source.url)}")
     return "  \n".join(lines)
 
 
-def reasoning_timeline(entries: Sequence[Mapping[str, Any]]) -> None:
+def reasoning_timeline(entries: Sequence[LogEntry]) -> None:
     """Log entries with the model's reasoning, oldest first, as a compact timeline."""
-    shown = [e for e in entries if e.get("reasoning") or e.get("kind") in ("fallback", "warning", "budget")]
+    shown = [e for e in entries if e.reasoning or e.kind in ("fallback", "warning", "budget")]
     if not shown:
         st.caption("No reasoning notes yet.")
         return
     for e in shown:
-        when = (e.get("timestamp") or "")[11:19]
-        st.markdown(f"`{esc(when)}` **{esc(e.get('node'))}** · {esc(e.get('message'))}")
-        if e.get("reasoning"):
-            st.caption(esc(e.get("reasoning")))
+        st.markdown(f"`{esc(e.timestamp[11:19])}` **{esc(e.node)}** · {esc(e.message)}")
+        if e.reasoning:
+            st.caption(esc(e.reasoning))
 
 
 def branch_details(
-    branch: Mapping[str, Any],
+    branch: BranchRow,
     number: str,
-    findings: Sequence[Mapping[str, Any]],
-    sources_by_id: Mapping[str, Mapping[str, Any]],
+    sources_by_id: Mapping[str, Source],
     numbering: Mapping[str, int],
-    log: Sequence[Mapping[str, Any]],
+    log: Sequence[LogEntry],
     *,
     key: str,
 ) -> None:
@@ -272,37 +268,35 @@ def branch_details(
     The expander is keyed, so a reader's open or closed choice survives the live view's redraws
     even when the branch's status (and so its icon) changes.
     """
-    status = branch.get("status") or "pending"
-    label = f"{number} · {shorten(branch.get('question_text') or '', 100)}"
+    status = branch.status
+    label = f"{number} · {shorten(branch.question_text, 100)}"
     with st.expander(esc(label), icon=BRANCH_ICONS.get(status), key=key):
-        used = int(branch.get("iteration_count") or 0)
-        allocated = int(branch.get("allocated_iterations") or 0)
-        confidence = branch.get("confidence")
-        facts = [status, f"priority {float(branch.get('priority') or 0):.2f}"]
-        if confidence is not None:
-            facts.append(f"confidence {float(confidence):.2f}")
+        used, allocated = branch.iteration_count, branch.allocated_iterations
+        facts = [status, f"priority {branch.priority:.2f}"]
+        if branch.confidence is not None:
+            facts.append(f"confidence {branch.confidence:.2f}")
         st.caption(" · ".join(facts))
         pages = pages_caption(branch)
         if pages:
             st.caption(pages)
         if allocated:
             st.progress(min(1.0, used / allocated), text=f"{used} of {plural(allocated, 'iteration')}")
-        if branch.get("stop_reason"):
-            st.caption(f"Stopped: {esc(branch.get('stop_reason'))}")
-        synthesis = branch.get("synthesis")
+        if branch.stop_reason:
+            st.caption(f"Stopped: {esc(branch.stop_reason)}")
+        synthesis = branch.synthesis
         if synthesis:
             st.markdown("**Answer**")
             st.markdown(clean_md(markers_to_numbered(synthesis, numbering)))
             cited = cited_sources_markdown(synthesis, sources_by_id, numbering)
             if cited:
                 st.markdown(cited)
-        st.markdown(f"**Findings** ({len(findings)})")
-        if findings:
-            st.markdown(findings_markdown(findings, sources_by_id, numbering))
+        st.markdown(f"**Findings** ({len(branch.findings)})")
+        if branch.findings:
+            st.markdown(findings_markdown(branch.findings, sources_by_id, numbering))
         else:
             st.caption("No findings yet.")
         st.markdown("**Reasoning notes**")
-        reasoning_timeline([e for e in log if e.get("branch") == branch.get("id")])
+        reasoning_timeline([e for e in log if e.branch == branch.id])
 
 
 # ---- totals --------------------------------------------------------------------------------------------

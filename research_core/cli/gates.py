@@ -19,6 +19,7 @@ from research_core.gates import (
     ReviewPayload,
     RevisionPayload,
     StepPayload,
+    branch_statuses,
     parse_answer,
     read_payload,
 )
@@ -96,7 +97,7 @@ def _print_drill_gate(runner: Runner, snap: RunSnapshot, payload: DrillDownPaylo
 
 def _print_revision_gate(runner: Runner, snap: RunSnapshot, payload: RevisionPayload) -> None:
     changes = payload.changes
-    texts = {b["id"]: b.get("question_text", "") for b in snap.branches}
+    texts = {b.id: b.question_text for b in snap.branches}
     print("Proposed change to the pending part of the plan:")
     for item in changes.get("add", []):
         print(f"  add   [{_priority(item.get('priority'))}] {item.get('question_text')}")
@@ -240,8 +241,7 @@ def read_answer(text: str, snap: RunSnapshot) -> GateAnswer | None:
         return None
     if not isinstance(content, str):
         content = answer_from_file(content, payload)
-    branches = {b["id"]: b for b in snap.branches if "id" in b}
     try:
-        return parse_answer(payload, content, branches=branches, config=RunConfig(**snap.config))
+        return parse_answer(payload, content, branches=branch_statuses(snap.branches), config=RunConfig(**snap.config))
     except GateAnswerError as exc:
         raise CliError(f"Refused: {exc.user_message} The run still waits for an answer.") from None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 from research_core.cli.errors import EXIT_FAILED
 from research_core.cli.gates import print_gate
 from research_core.cli.output import resume_command, write_file
+from research_core.runs.rows import BranchRow
 from research_core.runs.runner import Runner
 from research_core.runs.snapshot import RunSnapshot
 
@@ -61,16 +61,16 @@ def print_outcome(runner: Runner, snap: RunSnapshot, out: Path | None, json_out:
     return 0
 
 
-def _print_hypotheses(branches: list[dict[str, Any]]) -> None:
+def _print_hypotheses(branches: list[BranchRow]) -> None:
     """One line per hypothesis of a hypothesis-mode run: its verdict, confidence and pivot."""
-    tested = [b for b in branches if b.get("kind") == "hypothesis"]
+    tested = [b for b in branches if b.kind == "hypothesis"]
     if not tested:
         return
     print("Hypotheses:", file=sys.stderr)
     for b in tested:
-        h = b.get("hypothesis") or {}
-        verdict = h.get("verdict") or ("skipped" if b.get("status") == "skipped" else "not judged")
-        confidence = f" (confidence {h['confidence']}/10)" if h.get("confidence") is not None else ""
-        print(f"  {b['id']} {verdict}{confidence}: {b.get('question_text', '')}", file=sys.stderr)
-        if h.get("pivot"):
-            print(f"      pivot: {h['pivot']}", file=sys.stderr)
+        h = b.notes
+        verdict = h.verdict or ("skipped" if b.status == "skipped" else "not judged")
+        confidence = f" (confidence {h.confidence:g}/10)" if h.confidence is not None else ""
+        print(f"  {b.id} {verdict}{confidence}: {b.question_text}", file=sys.stderr)
+        if h.pivot:
+            print(f"      pivot: {h.pivot}", file=sys.stderr)

@@ -22,6 +22,7 @@ from research_core.gates import (
     StepPayload,
     answer_from_resume,
     ask_until_valid,
+    branch_statuses,
     check_step_targets,
     parse_drill_answer,
     parse_revision_answer,
@@ -38,7 +39,7 @@ STOPPED_WARNING = "The run was stopped early by the user; the report uses what w
 
 def read_step(answer: Any, branches: Mapping[str, SubQuestion]) -> StepAnswer:
     """The step gate's typed answer, applied as it arrives: only its targets are checked against the run."""
-    rows = {bid: {"id": bid, "status": b.status} for bid, b in branches.items()}  # what the gate's parser reads
+    rows = branch_statuses(branches.values())
     step = answer_from_resume("step", answer, lambda value: parse_step_answer(value, rows))
     return check_step_targets(step, rows)
 

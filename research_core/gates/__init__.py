@@ -42,6 +42,7 @@ from research_core.gates.answers import (
 )
 from research_core.gates.asking import ask_until_valid
 from research_core.gates.parsing import (
+    branch_statuses,
     check_step_targets,
     parse_answer,
     parse_drill_answer,
@@ -88,6 +89,7 @@ __all__ = [
     "answer_schema",
     "answers_help",
     "ask_until_valid",
+    "branch_statuses",
     "check_step_targets",
     "parse_answer",
     "parse_drill_answer",

@@ -8,7 +8,7 @@ back into its model and hands only other shapes (words, older dicts, older check
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -33,6 +33,7 @@ from research_core.gates.payloads import (
     StepPayload,
 )
 from research_core.planning.plan import PlanError, validate_plan
+from research_core.schemas import SubQuestion
 
 
 def typed(model: type[BaseModel], data: Any) -> Any:
@@ -41,6 +42,11 @@ def typed(model: type[BaseModel], data: Any) -> Any:
         return model.model_validate(data)
     except ValidationError as exc:
         raise refusal(exc) from None
+
+
+def branch_statuses(branches: Iterable[SubQuestion]) -> dict[str, dict[str, Any]]:
+    """What the step gate's parser reads of a run's branches (records or rows): `{id: {"id", "status"}}`."""
+    return {b.id: {"id": b.id, "status": b.status} for b in branches}
 
 
 def check_step_targets(step: StepAnswer, branches: Mapping[str, Mapping[str, Any]]) -> StepAnswer:

@@ -35,7 +35,9 @@ from research_core.output.quotes import (
     quotes_json,
     result_findings,
 )
-from research_core.schemas import RunResult, Source
+from research_core.runs.records import RunResult
+from research_core.runs.rows import BranchRow
+from research_core.schemas import Source
 from research_core.sources.labels import reading_label
 from research_core.text.markdown_fences import scan_fences
 from research_core.text.sanitize import (
@@ -238,21 +240,17 @@ def _metadata_line(result: RunResult) -> str:
     return " · ".join(parts)
 
 
-def _outline(sub_questions: list[dict]) -> list[tuple[str, int, dict]]:
+def _outline(sub_questions: list[BranchRow]) -> list[tuple[str, int, BranchRow]]:
     """Sub-questions in tree order as (outline number, nesting level, sub-question).
 
     Children follow their parent, siblings keep their order in the list. A sub-question
     whose parent is missing is numbered as a top-level one, and so is one in a cycle, after
     the others (the rules of `BranchTree`). Of two with the same id, the first counts.
     """
-    by_id: dict[str, dict] = {}
+    by_id: dict[str, BranchRow] = {}
     for sq in sub_questions:
-        by_id.setdefault(str(sq.get("id")), sq)
-    links = {
-        sid: {"parent_id": None if sq.get("parent_id") is None else str(sq.get("parent_id"))}
-        for sid, sq in by_id.items()
-    }
-    tree = BranchTree(links)
+        by_id.setdefault(sq.id, sq)
+    tree = BranchTree(by_id)
     numbers = tree.numbers()
     return [(numbers[sid], tree.depth(sid), by_id[sid]) for sid in tree.depth_first()]
 
@@ -261,29 +259,26 @@ def _branch_blocks(result: RunResult, numbers: dict[str, int]) -> list[_Block]:
     blocks = [_Block("## Branch syntheses")]
     for number, level, sq in _outline(result.sub_questions):
         heading_level = min(6, 3 + level)
-        question = escape_markdown(str(sq.get("question_text") or sq.get("id") or "Untitled sub-question"))
+        question = escape_markdown(sq.question_text)
         facts = [
-            f"**Priority:** {_number(sq.get('priority'))}",
-            f"**Status:** {escape_markdown(str(sq.get('status') or 'unknown'))}",
-            f"**Confidence:** {_number(sq.get('confidence'))}",
-            f"**Iterations:** {_count(sq.get('iteration_count'))}/{_count(sq.get('allocated_iterations'))}",
+            f"**Priority:** {_number(sq.priority)}",
+            f"**Status:** {escape_markdown(sq.status)}",
+            f"**Confidence:** {_number(sq.confidence)}",
+            f"**Iterations:** {_count(sq.iteration_count)}/{_count(sq.allocated_iterations)}",
         ]
-        if sq.get("stop_reason"):
-            facts.append(f"**Stopped:** {escape_markdown(str(sq['stop_reason']))}")
+        if sq.stop_reason:
+            facts.append(f"**Stopped:** {escape_markdown(sq.stop_reason)}")
         blocks.append(_Block(f"{'#' * heading_level} {number} {question}\n\n" + " · ".join(facts)))
         # The synthesis's own headings go two levels down, below those of the child branches.
-        synthesis = _llm_markdown(
-            sq.get("synthesis"), len(result.sources), min(6, heading_level + 2), f"branch {sq.get('id')}"
-        )
+        synthesis = _llm_markdown(sq.synthesis, len(result.sources), min(6, heading_level + 2), f"branch {sq.id}")
         blocks.append(_Block(synthesis or "*No synthesis for this branch.*", cites=bool(synthesis)))
-        findings = [f for f in sq.get("findings") or [] if isinstance(f, dict)]
-        if findings:
+        if sq.findings:
             lines = ["**Findings**", ""]
-            for finding in findings:
-                text = _inline_llm_markdown(str(finding.get("text", "")))
-                cited = sorted({numbers[s] for s in finding.get("source_ids") or [] if s in numbers})
+            for finding in sq.findings:
+                text = _inline_llm_markdown(finding.text)
+                cited = sorted({numbers[s] for s in finding.source_ids if s in numbers})
                 citations = "".join(f"[{n}]" for n in cited)
-                confidence = _number(finding.get("confidence"))
+                confidence = _number(finding.confidence)
                 lines.append(f"- {text} (confidence {confidence}){' ' + citations if citations else ''}")
             blocks.append(_Block("\n".join(lines), cites=True))
     return blocks

@@ -17,7 +17,7 @@ import logging
 import re
 
 from research_core.output.export import to_html
-from research_core.schemas import RunResult
+from research_core.runs.records import RunResult
 
 logger = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from research_core.schemas import RunResult
+from research_core.runs.records import RunResult
+from research_core.schemas import Finding
 from research_core.text.sanitize import escape_markdown, safe_link, safe_url
 
 QUOTE_CHARS = 300  # a quote shown in a tooltip or a sources list is clipped to this
@@ -37,20 +37,20 @@ class SourceQuote:
 QuotesBySource = Mapping[str, Sequence[SourceQuote]]  # source id -> the quotes of the findings citing it
 
 
-def result_findings(result: RunResult) -> list[Mapping[str, Any]]:
-    """Every finding of the run, branch by branch in the order of `sub_questions` (non-dicts skipped)."""
-    return [f for sq in result.sub_questions for f in sq.get("findings") or [] if isinstance(f, Mapping)]
+def result_findings(result: RunResult) -> list[Finding]:
+    """Every finding of the run, branch by branch in the order of `sub_questions`."""
+    return [f for sq in result.sub_questions for f in sq.findings]
 
 
-def finding_quote(finding: Mapping[str, Any]) -> SourceQuote | None:
+def finding_quote(finding: Finding) -> SourceQuote | None:
     """The finding's quote (text and location stripped), or None when its quote is blank or missing."""
-    text = str(finding.get("quote") or "").strip()
+    text = finding.quote.strip()
     if not text:
         return None
-    return SourceQuote(text, str(finding.get("location") or "").strip(), str(finding.get("id") or ""))
+    return SourceQuote(text, finding.location.strip(), finding.id)
 
 
-def quotes_by_source(findings: Iterable[Mapping[str, Any]]) -> dict[str, list[SourceQuote]]:
+def quotes_by_source(findings: Iterable[Finding]) -> dict[str, list[SourceQuote]]:
     """Source id -> the quotes of the findings citing it, in the findings' order.
 
     A finding's quote belongs to its first cited source; a finding without a quote (blank or
@@ -59,9 +59,8 @@ def quotes_by_source(findings: Iterable[Mapping[str, Any]]) -> dict[str, list[So
     out: dict[str, list[SourceQuote]] = {}
     for finding in findings:
         quote = finding_quote(finding)
-        source_ids = finding.get("source_ids") or []
-        if quote is not None and isinstance(source_ids, list) and source_ids:
-            out.setdefault(str(source_ids[0]), []).append(quote)
+        if quote is not None and finding.source_ids:
+            out.setdefault(finding.source_ids[0], []).append(quote)
     return out
 
 

@@ -30,7 +30,7 @@ from docx.text.paragraph import Paragraph
 from lxml.html import HtmlElement
 
 from research_core.output.export import to_html
-from research_core.schemas import RunResult
+from research_core.runs.records import RunResult
 
 _MONOSPACE = "Courier New"
 _LINK_COLOUR = RGBColor(0x09, 0x69, 0xDA)

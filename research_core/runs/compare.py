@@ -25,8 +25,9 @@ from research_core.llm.client import LLMClient, LLMError
 from research_core.llm.costs import summarize_costs
 from research_core.llm.prompts import render_prompt
 from research_core.runs.errors import RunError
+from research_core.runs.records import RunResult
 from research_core.runs.runner import Runner
-from research_core.schemas import CostEntry, CostTotals, RunResult
+from research_core.schemas import CostEntry, CostTotals
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from research_core.llm.costs import summarize_costs
-from research_core.runs.records import RunTotals
-from research_core.schemas import RunResult
+from research_core.runs.records import RunResult, RunTotals
 from research_core.state import branches_of
 
 

@@ -2,8 +2,10 @@
 
 The runs table keeps a few values as JSON text (the config, the approved plan, the totals, the
 LLM settings). The store reads them into these records, so no caller parses a `*_json` column.
-A finished run's result is read on its own (`RunStore.result`), because it is large and may be
-damaged or from another version, which only the pages that show it should have to handle.
+A finished run's result (`RunResult`) is read on its own (`RunStore.result`), because it is large
+and may be damaged or from another version, which only the pages that show it should have to
+handle; it is read with the validation context `rows.STORED`, so a result stored by an older
+Arbor (dict rows lacking newer fields) opens as typed rows.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
+
+from research_core.runs.rows import BranchRow
+from research_core.schemas import CostTotals, LogEntry, Mode, RunStatus, Source, SynthesisSummary
 
 
 class RunTotals(BaseModel):
@@ -64,3 +69,30 @@ class RunRecord(RunSummary):
     llm: dict[str, Any] | None
     active_s: float
     has_result: bool
+
+
+class RunResult(BaseModel):
+    """Everything a finished run produced; the JSON export is exactly this (its dump, once, at the edge).
+
+    `sub_questions` are the run's branches as typed rows (`rows.BranchRow`), in plan-tree order,
+    each with its findings and its answer's citations numbered as the report's.
+    """
+
+    run_id: str
+    question: str
+    status: RunStatus
+    mode: Mode
+    final_answer: str
+    hierarchical_synthesis: str | None
+    synthesis: SynthesisSummary
+    sub_questions: list[BranchRow]
+    sources: list[Source]
+    costs: CostTotals
+    warnings: list[str]
+    coverage: dict | None = None
+    log: list[LogEntry]
+    started_at: str
+    finished_at: str
+    duration_s: float
+    # the run's settings (RunConfig), those left to its model included; None in results of older versions
+    config: dict | None = None

@@ -5,14 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from research_core.llm.costs import summarize_costs
-from research_core.schemas import (
-    LogEntry,
-    RunResult,
-    Source,
-    SubQuestion,
-    SubSynthesisSummary,
-    SynthesisSummary,
-)
+from research_core.runs.records import RunResult
+from research_core.runs.rows import BranchRow, branch_rows, findings_of
+from research_core.schemas import Finding, LogEntry, Source, SubQuestion, SubSynthesisSummary, SynthesisSummary
 from research_core.state import branches_of
 from research_core.text.citations import global_numbering, markers_to_numbered
 from research_core.tree import BranchTree
@@ -48,29 +43,27 @@ def report_statements(state: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def numbered_row(row: BranchRow, numbering: dict[str, int]) -> BranchRow:
+    """`row` with its answer's and its hypothesis evidence's citation markers as the report's [n]."""
+    update: dict[str, Any] = {}
+    if row.synthesis:
+        update["synthesis"] = markers_to_numbered(row.synthesis, numbering)
+    evidence = (row.hypothesis or {}).get("evidence")
+    if evidence:
+        update["hypothesis"] = {**(row.hypothesis or {}), "evidence": markers_to_numbered(evidence, numbering)}
+    return row.model_copy(update=update) if update else row
+
+
 def result_rows(
-    branches: dict[str, SubQuestion], order: list[str], findings: list[dict], numbering: dict[str, int]
-) -> list[dict]:
-    """The result's `sub_questions`: each branch's dump in tree order, its citations numbered as the
+    branches: dict[str, SubQuestion], order: list[str], findings: list[Finding], numbering: dict[str, int]
+) -> list[BranchRow]:
+    """The result's `sub_questions`: a row per branch in tree order, its citations numbered as the
     report's, with its findings."""
-    findings_by_branch: dict[str, list[dict]] = {}
-    for f in findings:
-        findings_by_branch.setdefault(f["sub_question_id"], []).append(f)
-    rows = []
-    for bid in order:
-        b = branches[bid].model_dump()
-        if b["synthesis"]:
-            b["synthesis"] = markers_to_numbered(b["synthesis"], numbering)
-        evidence = (b["hypothesis"] or {}).get("evidence")
-        if evidence:
-            b["hypothesis"] = {**b["hypothesis"], "evidence": markers_to_numbered(evidence, numbering)}
-        b["findings"] = findings_by_branch.get(bid, [])
-        rows.append(b)
-    return rows
+    return [numbered_row(row, numbering) for row in branch_rows(branches, order, findings)]
 
 
 def synthesis_summary(
-    state: dict[str, Any], branches: dict[str, SubQuestion], order: list[str], rows: list[dict], sources: int
+    state: dict[str, Any], branches: dict[str, SubQuestion], order: list[str], rows: list[BranchRow], sources: int
 ) -> SynthesisSummary:
     """The result's `synthesis` block: the approach, what was gathered, and each answered branch."""
     mode = state.get("mode") or "flat"
@@ -89,14 +82,14 @@ def synthesis_summary(
         **report_statements(state),
         sub_syntheses=[
             SubSynthesisSummary(
-                id=b["id"],
-                question=b["question_text"],
-                priority=b["priority"],
-                confidence=b["confidence"],
-                synthesis_length=len(b["synthesis"] or ""),
+                id=b.id,
+                question=b.question_text,
+                priority=b.priority,
+                confidence=b.confidence,
+                synthesis_length=len(b.synthesis or ""),
             )
             for b in rows
-            if b["synthesis"]
+            if b.synthesis
         ],
     )
 
@@ -108,7 +101,7 @@ def build_result(
     branches = branches_of(state)
     order = BranchTree(branches, state.get("branch_order", [])).depth_first()
     numbering, sources = numbered_sources(state)
-    sub_questions = result_rows(branches, order, state.get("findings", []), numbering)
+    sub_questions = result_rows(branches, order, findings_of(state), numbering)
     summary = synthesis_summary(state, branches, order, sub_questions, len(sources))
     mode = state.get("mode") or "flat"
     final = state.get("final_answer") or ""

@@ -33,12 +33,12 @@ from research_core.runs.live_state import live_state
 from research_core.runs.outcome import decided_modes, failure_message, record_outcome
 from research_core.runs.ownership import DRIVEN_HERE, OWNER_TOKEN, other_live_owner, owner_alive
 from research_core.runs.progress import progress_totals
-from research_core.runs.records import RunRecord, RunSummary
+from research_core.runs.records import RunRecord, RunResult, RunSummary
 from research_core.runs.rerun import rerun_state
 from research_core.runs.snapshot import RunSnapshot, build_snapshot, shown_status
 from research_core.runs.store import RunOwnedElsewhere, RunStore
 from research_core.runs.threads import RunThreads
-from research_core.schemas import Plan, RunResult
+from research_core.schemas import Plan
 from research_core.search.base import SearchBackend
 from research_core.services import Services
 from research_core.sources.cache import PageCache

@@ -9,7 +9,8 @@ from langgraph.types import StateSnapshot
 
 from research_core.llm.costs import summarize_costs
 from research_core.runs.records import RunRecord
-from research_core.schemas import CostTotals
+from research_core.runs.rows import BranchRow, branch_rows, findings_of
+from research_core.schemas import CostTotals, Finding, LogEntry, Source
 from research_core.state import branches_of
 from research_core.text.sanitize import strip_url_secrets_in_text
 from research_core.tree import BranchTree
@@ -17,18 +18,24 @@ from research_core.tree import BranchTree
 
 @dataclass
 class RunSnapshot:
-    """What a run looks like right now, for the CLI and the UI."""
+    """What a run looks like right now, for the CLI and the UI.
+
+    `branches` are typed rows (`rows.BranchRow`) in plan-tree order, each with its findings, their
+    answers still citing with the engine's markers; `findings` are all the run's findings, in order;
+    `sources` and `log` are records too. The open gate's payload (`pending`), the `config` and the
+    progress `events` stay as the engine and the feed give them.
+    """
 
     run_id: str
     question: str
     status: str
     mode: str | None
     pending: dict[str, Any] | None
-    branches: list[dict[str, Any]]
-    findings: list[dict[str, Any]]
-    sources: list[dict[str, Any]]
+    branches: list[BranchRow]
+    findings: list[Finding]
+    sources: list[Source]
     costs: CostTotals
-    log: list[dict[str, Any]]
+    log: list[LogEntry]
     warnings: list[str]
     final_answer: str | None
     error: str | None
@@ -61,17 +68,18 @@ def build_snapshot(
     """
     branches = branches_of(values)
     order = BranchTree(branches, values.get("branch_order", [])).depth_first()
+    findings = findings_of(values)
     return RunSnapshot(
         run_id=record.id,
         question=record.question,
         status=status,
         mode=values.get("mode") or record.mode,
         pending=state.interrupts[0].value if state.interrupts else None,
-        branches=[branches[b].model_dump() for b in order],
-        findings=values.get("findings", []),
-        sources=values.get("sources", []),
+        branches=branch_rows(branches, order, findings),
+        findings=findings,
+        sources=[Source.model_validate(s) for s in values.get("sources", [])],
         costs=summarize_costs(values.get("costs", [])),
-        log=values.get("log", []),
+        log=[LogEntry.model_validate(e) for e in values.get("log", [])],
         warnings=list(dict.fromkeys(values.get("warnings", []))),
         final_answer=values.get("final_answer"),
         error=strip_url_secrets_in_text(record.error) if record.error else None,

@@ -21,8 +21,9 @@ import sqlite_utils
 from pydantic import ValidationError
 
 from research_core.db import connect
-from research_core.runs.records import RunRecord, RunSummary, RunTotals
-from research_core.schemas import RunResult, utc_now
+from research_core.runs.records import RunRecord, RunResult, RunSummary, RunTotals
+from research_core.runs.rows import STORED
+from research_core.schemas import utc_now
 
 logger = logging.getLogger(__name__)
 
@@ -262,13 +263,14 @@ class RunStore:
     def result(self, run_id: str) -> RunResult | None:
         """The stored result of a finished run; None when the run has none (or does not exist).
 
+        Read as stored data (`rows.STORED`): rows of an older Arbor, lacking newer fields, open.
         Raises pydantic's ValidationError when the stored result is damaged or from an
         incompatible version, so the page showing it can say so.
         """
         row = self._select_one("select result_json from runs where id = ?", [run_id])
         if row is None or not row["result_json"]:
             return None
-        return RunResult.model_validate_json(row["result_json"])
+        return RunResult.model_validate_json(row["result_json"], context=STORED)
 
     def _select_one(self, sql: str, params: list[Any]) -> sqlite3.Row | None:
         with self._lock:

@@ -29,10 +29,7 @@ def show(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> 
     snap = runner.snapshot(args.run_id)
     print(f"{snap.run_id}: {snap.status} ({snap.mode}) — {snap.question}")
     for b in snap.branches:
-        print(
-            f"  {b['id']} {b['status']:<12} {b.get('iteration_count', 0)}/{b.get('allocated_iterations', 0)} it.  "
-            f"{b['question_text']}"
-        )
+        print(f"  {b.id} {b.status:<12} {b.iteration_count}/{b.allocated_iterations} it.  {b.question_text}")
     if snap.error:
         print(f"error: {snap.error}")
     if snap.pending:
