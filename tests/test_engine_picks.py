@@ -73,9 +73,9 @@ def test_a_step_the_model_answers_with_nothing_keeps_the_engines_pick(tmp_path, 
         runner = make_runner(tmp_path, url, backends=[_library(tmp_path)])
         run = config(mode="flat", auto_approve=True, search_backends=["library"], engine_picks=picks, max_iterations=2)
         snap = runner.start(QUESTION, run)
-    findings = runner.result(snap.run_id).sub_questions[0]["findings"]
+    findings = runner.result(snap.run_id).sub_questions[0].findings
     if not picks:
         assert findings == []
         return
-    assert [f["quote"] for f in findings] == [ANSWER]
-    assert findings[0]["confidence"] == 0.5
+    assert [f.quote for f in findings] == [ANSWER]
+    assert findings[0].confidence == 0.5
