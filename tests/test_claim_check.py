@@ -556,6 +556,13 @@ def test_a_fact_from_one_systems_manual_is_not_given_to_the_other_system_it_ment
     assert _ground_on(moved, {"w": windows}, quotes, names, topic).text == ""
     own = "Window functions come in two varieties: aggregate window functions and built-in window functions [[src:w]]."
     assert _ground_on(own, {"w": windows}, quotes, names, topic).text == own
+    # naming the manual's own system later in the sentence does not make the fact PostgreSQL's
+    quotes["w"].append("Window function support was first added to SQLite with release version 3.25.0 (2018-09-15).")
+    garbled = (
+        "PostgreSQL supports window functions by first adding support to SQLite with release version 3.25.0 "
+        "(2018-09-15) [[src:w]]."
+    )
+    assert _ground_on(garbled, {"w": windows}, quotes, names, topic).text == ""
     # what the page says of PostgreSQL itself may be given to PostgreSQL
     said = (
         "The SQLite developers used the PostgreSQL window function documentation as their primary reference [[src:w]]."

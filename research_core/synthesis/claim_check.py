@@ -88,7 +88,8 @@ def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bo
     and when the page is another subject's documentation (`owners`), the quoted sentence that holds
     most of the claim names `name` itself. Python's sqlite3 page's `commit()` is Python's, not
     SQLite's, and SQLite's window-function page, which names PostgreSQL once, does not say what
-    "PostgreSQL's window functions" are, whatever a retelling calls them. And whatever the page,
+    "PostgreSQL's window functions" are, whatever a retelling calls them, nor that "PostgreSQL
+    supports window functions by first adding support to SQLite". And whatever the page,
     when the claim names subjects and that quoted sentence names others and none of the claim's, it
     says the fact of another one: "the ProxyPass directive is a better choice" is not the [P] flag's."""
     if name not in source.subjects:
@@ -101,8 +102,11 @@ def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bo
     if claimed and said_of and not said_of & claimed:
         return False  # the quote says it of another subject: "the ProxyPass directive is a better choice"
     site = owners(source, names)
-    if not site or name in site or set(site) & claimed:
-        return True  # the claim gives the fact to the manual's own subject ("Python's sqlite3 module ...")
+    if not site or name in site:
+        return True
+    spoken = mentions(claim, names)
+    if spoken and spoken[0][1] in site:
+        return True  # the claim gives the fact to the manual's own subject first ("Python's sqlite3 module ...")
     return name in said_of
 
 
