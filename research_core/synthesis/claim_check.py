@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from research_core.planning.question_shape import subjects
+from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.text.anaphora import leans_back
 from research_core.text.names import mentions, named_in
 from research_core.text.negation import polarity_conflict
@@ -329,13 +330,14 @@ def _side_refusal(
         moved_fact(clause, bare, about, names, before)
         or other_subject(clause, bare, about, names)
         or swapped_term(clause, about, names, before)
+        or dropped_qualifier(clause, _sentences_of(u for e in about for u in e.units))
     )
 
 
 # the refusals that say the wording went beyond the quotes (too few of its words, a term or a
 # negation the quotes lack), not that the sentence is about the wrong subject
 _WORDING = re.compile(
-    r"^its sources hold |\bnot in (?:its sources|the source about)|\bholds \d+% of what|^negates |^states '"
+    r"^its sources hold |\bnot in (?:its sources|the source about)|\bholds \d+% of what|^negates |^states '|^drops '"
 )
 
 
