@@ -21,6 +21,7 @@ from research_core.llm.local_model import (
     ensure_model_file,
     get_shared_server,
     model_cache_dir,
+    running_shared_server,
     stop_shared_server,
 )
 
@@ -237,6 +238,11 @@ def test_server_environment_drops_settings_the_server_would_read(monkeypatch):
     assert env["ARBOR_KEEP_ME"] == "yes"
 
 
+def test_no_shared_server_is_reported_before_one_is_started():
+    stop_shared_server()
+    assert running_shared_server() is None
+
+
 @pytest.fixture(scope="module")
 def shared_server():
     """The embedded model's server, started once for this module's real-model tests."""
@@ -253,6 +259,7 @@ def test_real_model_answers_in_json_mode(shared_server):
 
     assert shared_server.is_running()
     assert get_shared_server() is shared_server
+    assert running_shared_server() == shared_server.base_url  # what the Settings page shows
     base_url = shared_server.base_url
     assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
 

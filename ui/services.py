@@ -235,9 +235,9 @@ def check_llm_endpoint(base_url: str, api_key: str | None, timeout_s: float = LL
 
 def check_embedded_model() -> Reachability:
     """Whether the embedded model is installed (it starts on the first run that needs it)."""
-    server = getattr(local_model, "_shared_server", None)
-    if server is not None and server.is_running():
-        return Reachability(True, f"Running at {server.base_url}.")
+    address = local_model.running_shared_server()
+    if address is not None:
+        return Reachability(True, f"Running at {address}.")
     try:
         local_model.installed_part_paths()
     except local_model.LocalModelError as exc:

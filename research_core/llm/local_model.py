@@ -674,6 +674,13 @@ def get_shared_server(progress: Progress | None = None) -> LocalModelServer:
         return _shared_server
 
 
+def running_shared_server() -> str | None:
+    """The address of the process-wide server when it is running, else None (nothing is started)."""
+    with _shared_lock:
+        server = _shared_server
+    return server.base_url if server is not None and server.is_running() else None
+
+
 def stop_shared_server() -> None:
     """Stop the process-wide local model server if it runs."""
     global _shared_server
