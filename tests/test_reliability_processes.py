@@ -76,8 +76,11 @@ def status_of(db: Path, run_id: str) -> str:
 # A process that starts a LocalModelServer (running the stub LLM instead of llama.cpp, so no model
 # is needed) from a thread that ends at once, then waits to be killed.
 _PARENT = """
-import sys, threading
+import signal, sys, threading
 from pathlib import Path
+
+signal.signal(signal.SIGHUP, signal.SIG_DFL)  # started under nohup, a process would ignore it
+
 from research_core.llm.local_model import LocalModelServer
 
 class StubServer(LocalModelServer):
@@ -111,7 +114,7 @@ def test_the_model_server_dies_with_its_parent_and_not_before(tmp_path, signum):
         time.sleep(1.0)
         assert alive(server_pid), "the server died with the thread that started it"
         os.kill(parent.pid, signum)
-        parent.wait(timeout=90)  # a loaded machine (four test workers on two cores) is slow to stop it
+        parent.wait(timeout=30)
         wait_for(lambda: not alive(server_pid), 10, "the model server to die with its parent")
     finally:
         if parent.poll() is None:
