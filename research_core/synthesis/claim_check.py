@@ -39,7 +39,7 @@ from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.text.anaphora import leans_back
 from research_core.text.names import mentions, named_in
 from research_core.text.negation import polarity_conflict
-from research_core.text.support import SUPPORT_BAR, stem_share, stems, support_share
+from research_core.text.support import SUPPORT_BAR, retold_sentence, stem_share, stems, support_share
 from research_core.text.terms import backticked, code_names, missing_terms, term_in
 from research_core.text.words import looks_english
 
@@ -189,28 +189,21 @@ def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable
 
 
 def swapped_term(clause: str, pool: list[Evidence], names: Iterable[str], before: str = "") -> str | None:
-    """Rule 4 for any named thing: the clause retells one quoted sentence (`RETOLD_SHARE` of its
-    words) but gives it a code name (`numeric`, `fs.readFile()`) that sentence does not name and the
-    text before it does not either: "The data type `numeric` is not a true type but a notational
+    """Rule 4 for any named thing: the clause retells one quoted sentence (`retold_sentence`) but
+    gives it a code name (`numeric`, `fs.readFile()`) that sentence does not name and the text
+    before it does not either: "The data type `numeric` is not a true type but a notational
     convenience" retells "The data types smallserial, serial and bigserial are not true types ..."."""
     skip = {n.lower() for n in names}
     mine = sorted(t for t in code_names(clause) | backticked(clause) if t.lower() not in skip)
     if not mine:
         return None
-    sentences = _sentences_of(u for e in pool for u in e.units)
-    if not sentences:
-        return None
-    share, best = max((support_share(clause, p), p) for p in sentences)
-    if share < RETOLD_SHARE:
+    best = retold_sentence(clause, _sentences_of(u for e in pool for u in e.units))
+    if best is None:
         return None
     for term in mine:
         if not term_in(term, best) and not term_in(term, before):
             return f"retells a quote that does not name {term}"
     return None
-
-
-# share of a clause's words one quoted sentence holds for the clause to be a retelling of it
-RETOLD_SHARE = 0.6
 
 
 def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Iterable[str]) -> str | None:

@@ -4,7 +4,7 @@
 the document"; "ProxyPassReverse is most often required" is not "is required"; "internally only
 three distinct isolation levels are implemented" is not "PostgreSQL offers four". The model drops
 these words because they look like padding, and the shared words hide it from every overlap
-measure. So a clause that retells one quoted sentence (`RETOLD_SHARE` of its words) and leaves
+measure. So a clause that retells one quoted sentence (`text.support.retold_sentence`) and leaves
 out one of that sentence's qualifiers is refused on its wording: the engine then puts the quoted
 sentence itself in its place, hedge and all, or removes it.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from research_core.text.support import stems, support_share
+from research_core.text.support import retold_sentence, stems
 
 # the words that limit how far a statement holds: how often, how surely, how much of it
 _QUALIFIER = re.compile(
@@ -21,8 +21,6 @@ _QUALIFIER = re.compile(
     r"normally|sometimes|mostly|rarely|may|might|only)\b",
     re.IGNORECASE,
 )
-# share of a clause's words one quoted sentence holds for the clause to be a retelling of it
-RETOLD_SHARE = 0.6
 # a qualifier limits the words right after it ("usually desirable", "only three distinct levels"):
 # the clause retells that part when it holds this many of the next QUALIFIED_WORDS words' stems
 QUALIFIED_WORDS = 4
@@ -38,10 +36,8 @@ def dropped_qualifier(clause: str, sentences: list[str]) -> str | None:
     """Why `clause` is refused, or None: it retells one of the quoted `sentences` and drops a
     qualifier that sentence has where it retells what the qualifier limits ("drops 'usually' from
     its quote"). A qualifier in a part of the sentence the clause does not retell does not count."""
-    if not sentences:
-        return None
-    share, best = max((support_share(clause, sentence), sentence) for sentence in sentences)
-    if share < RETOLD_SHARE:
+    best = retold_sentence(clause, sentences)
+    if best is None:
         return None
     kept = set(qualifiers(clause))
     mine = stems(clause)

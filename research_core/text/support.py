@@ -16,6 +16,19 @@ def support_share(claim: str, text: str) -> float:
     return len(words & content_words(text)) / len(words)
 
 
+# Share of a clause's content words one quoted sentence holds for the clause to be a retelling of it.
+RETOLD_SHARE = 0.6
+
+
+def retold_sentence(clause: str, sentences: list[str]) -> str | None:
+    """The sentence of `sentences` the clause retells: the one holding most of its content words, when
+    it holds at least `RETOLD_SHARE` of them; None otherwise or when there are none."""
+    if not sentences:
+        return None
+    share, best = max((support_share(clause, sentence), sentence) for sentence in sentences)
+    return best if share >= RETOLD_SHARE else None
+
+
 # Letters of a content word that count as its stem: "isolates" and "isolation" share "isola".
 STEM_LETTERS = 5
 
