@@ -15,6 +15,7 @@ and callers then keep their word-overlap rules.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -86,7 +87,7 @@ def _dense(x: np.ndarray, weights: dict[str, np.ndarray], name: str) -> np.ndarr
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
-    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
 
 
 def _attention(x: np.ndarray, mask: np.ndarray, w: dict[str, np.ndarray], name: str) -> np.ndarray:
@@ -99,7 +100,7 @@ def _attention(x: np.ndarray, mask: np.ndarray, w: dict[str, np.ndarray], name: 
     q = heads(_dense(x, w, f"{name}.self.query"))
     k = heads(_dense(x, w, f"{name}.self.key"))
     v = heads(_dense(x, w, f"{name}.self.value"))
-    scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(size) + (1.0 - mask[:, None, None, :]) * -1e9
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + (1.0 - mask[:, None, None, :]) * -1e9
     scores = np.exp(scores - scores.max(-1, keepdims=True))
     scores /= scores.sum(-1, keepdims=True)
     mixed = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, width)
