@@ -44,6 +44,7 @@ from research_core.documents.parsing import (
 from research_core.documents.places import place_from_fragment
 from research_core.schemas import Source, stable_id, utc_now
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
+from research_core.search.meaning_rank import POOL, by_meaning
 from research_core.text.fts_query import MAX_QUERY_TERMS, has_cjk, query_terms, title_share, trigram_match, word_match
 
 logger = logging.getLogger(__name__)
@@ -311,18 +312,19 @@ class DocumentLibrary:
     # -- searching
 
     def search(self, query: str, max_results: int) -> list[Source]:
-        """The best passage of each matching document, best first (bm25); SearchError on failure."""
+        """The best passage of each matching document, best first: bm25 proposes, meaning re-ranks
+        (`search.meaning_rank`); SearchError on failure."""
         limit = min(int(max_results), MAX_RESULTS_PER_QUERY)
         terms = query_terms(query)
         if limit <= 0 or not terms:
             return []
         try:
             with self._read() as db:
-                rows = self._search_rows(db.conn, terms, limit)
+                rows = self._search_rows(db.conn, terms, max(limit, POOL))
         except sqlite3.Error as exc:
             logger.warning("library search failed for %r: %r", query, exc)
             raise SearchError(self.name, f"The document library could not be searched: {exc}") from exc
-        return [clip_source(located_source(row, self.name)) for row in rows]
+        return [clip_source(located_source(row, self.name)) for row in by_meaning(query, rows, limit)]
 
     def passages_of(self, url: str, query: str, limit: int = MAX_PASSAGES_OF_DOCUMENT) -> list[Source]:
         """The passages of the document at `url` that match `query`, best first (bm25): what a
