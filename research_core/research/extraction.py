@@ -7,7 +7,8 @@ Rules, enforced by code whatever the model answers:
 2. A written finding is kept only if its quote backs it: half of its content words, every
    distinctive term (`text.terms`) and every negation (`text.negation`) are in the quote.
 3. A quote must be about the branch: it shares a topic word (not a name) with the branch's
-   question; a quote of a few words is not a fact.
+   question; a quote of a few words is not a fact; and it is not far in meaning from the user's
+   question (`research.far_quotes`).
 4. A finding that nearly repeats one already kept is merged into it (dropped, with a note).
 5. A quote opening on a sentence that leans on the one before ("This adds latency ...",
    `text.anaphora`) starts with that sentence (`quotes.with_antecedents`); when the passage does
@@ -25,6 +26,7 @@ from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import subjects, topic_words
 from research_core.research.engine_picks import engine_picks
 from research_core.research.evidence import duplicate_of
+from research_core.research.far_quotes import far_quotes
 from research_core.research.quotes import (
     MIN_QUOTE_WORDS,
     NumberedSentence,
@@ -162,6 +164,7 @@ def extract_findings(
     iteration: int,
     topic: str | None = None,
     chars: int = 350,
+    question: str = "",
 ) -> tuple[list[dict], list[Source], dict]:
     """Ask the model which passage sentences answer the branch; keep the quotes that pass the rules above.
 
@@ -190,9 +193,24 @@ def extract_findings(
     picks = engine_picks(focus, sentences, out.findings) if services.config.engine_picks else []
     if picks:
         out = out.model_copy(update={"findings": [*out.findings, *picks]})
-    findings, cited, refused = _checked_findings(branch, out, sentences, sources, pages, known, iteration, focus)
+    findings, cited, refused = _checked_findings(
+        branch, out, sentences, sources, pages, known, iteration, focus, question
+    )
     log = extraction_log(branch.id, len(findings), refused, out.reasoning)
     return findings, cited, {"costs": [c.model_dump() for c in entries], "log": log}
+
+
+def _all_picks(
+    out: FindingsOutput, sentences: list[NumberedSentence], sources: list[Source], pages: list[str]
+) -> tuple[list[tuple[ExtractedFinding, str, list[NumberedSentence]]], list[str]]:
+    """Every (answer item, finding text, quoted run) of the model's answer, and why parts were refused."""
+    picks: list[tuple[ExtractedFinding, str, list[NumberedSentence]]] = []
+    refused: list[str] = []
+    for item in out.findings:
+        quoted, why = picked_quotes(item, sentences, len(sources), pages)
+        refused += why
+        picks += [(item, text, run) for text, run in quoted]
+    return picks, refused
 
 
 def _checked_findings(
@@ -204,38 +222,40 @@ def _checked_findings(
     known: list[dict],
     iteration: int,
     focus: str,
+    question: str = "",
 ) -> tuple[list[dict], list[Source], list[str]]:
     """The findings of the model's picks that pass the rules above: (findings, their sources, why
     each refused pick was refused)."""
     known_texts = [f["text"] for f in known]
     findings: list[dict] = []
     cited: dict[str, Source] = {}
-    refused: list[str] = []
-    for item in out.findings:
-        quoted, why = picked_quotes(item, sentences, len(sources), pages)
-        refused += why
-        for text, run in quoted:
-            source = sources[run[0].source]
-            quote = quote_text(run)
-            why_not = refusal(text, quote, known_texts, focus if branch.kind == "question" else None)
-            if why_not is None and leans_back(run[0].text):
-                # with_antecedents found no sentence before it: what "this setting" is, the page does not show
-                why_not = f"leans on a sentence the passage does not show: {quote[:100]!r}"
-            if why_not:
-                refused.append(why_not)
-                continue
-            known_texts.append(text)
-            cited[source.id] = source
-            findings.append(
-                Finding(
-                    id=stable_id(branch.id, text),
-                    sub_question_id=branch.id,
-                    text=text,
-                    confidence=item.confidence,
-                    source_ids=[source.id],
-                    iteration=iteration,
-                    quote=quote,
-                    location=location(source.url, quote),
-                ).model_dump()
-            )
+    picks, refused = _all_picks(out, sentences, sources, pages)
+    on_question = branch.kind == "question"
+    far = far_quotes([quote_text(run) for _, _, run in picks], question, focus) if on_question else set()
+    for index, (item, text, run) in enumerate(picks):
+        source = sources[run[0].source]
+        quote = quote_text(run)
+        why_not = refusal(text, quote, known_texts, focus if on_question else None)
+        if why_not is None and index in far:
+            why_not = f"far in meaning from the question: {quote[:100]!r}"
+        if why_not is None and leans_back(run[0].text):
+            # with_antecedents found no sentence before it: what "this setting" is, the page does not show
+            why_not = f"leans on a sentence the passage does not show: {quote[:100]!r}"
+        if why_not:
+            refused.append(why_not)
+            continue
+        known_texts.append(text)
+        cited[source.id] = source
+        findings.append(
+            Finding(
+                id=stable_id(branch.id, text),
+                sub_question_id=branch.id,
+                text=text,
+                confidence=item.confidence,
+                source_ids=[source.id],
+                iteration=iteration,
+                quote=quote,
+                location=location(source.url, quote),
+            ).model_dump()
+        )
     return findings, list(cited.values()), refused

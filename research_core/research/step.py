@@ -38,12 +38,19 @@ def step_log(branch_id: str, message: str, kind: str = "decision", reasoning: st
 
 
 def extract_or_say_why(
-    services: Services, branch: SubQuestion, shown: Shown, known: list[dict], iteration: int, topic: str, found: int
+    services: Services,
+    branch: SubQuestion,
+    shown: Shown,
+    known: list[dict],
+    iteration: int,
+    topic: str,
+    found: int,
+    question: str = "",
 ) -> tuple[list[dict], list[Source], dict]:
     """The step's new findings and the sources they cite, or why there are none (nothing left to read)."""
     if shown.sources:
         _, chars = prompt_budget(services)
-        return extract_findings(services, branch, shown.sources, known, iteration, topic, chars)
+        return extract_findings(services, branch, shown.sources, known, iteration, topic, chars, question)
     message = "Every result was off-topic or already read." if found else "No search results this iteration."
     return [], [], {"costs": [], "log": [step_log(branch.id, message)]}
 
@@ -131,7 +138,9 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     source_limit, chars = prompt_budget(services)
     sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id)
     shown = passages_to_show(services, branch, topic, sources, chars)
-    new_findings, cited, extra = extract_or_say_why(services, branch, shown, known, iteration, topic, len(found))
+    new_findings, cited, extra = extract_or_say_why(
+        services, branch, shown, known, iteration, topic, len(found), payload["question"]
+    )
     costs, log = costs + extra["costs"], [*log, *search_log, *relevance_log, *shown.log, *extra["log"]]
     stats, dropped = choose_backends(services, branch, searched, cited, log)
     decision, uncovered = stop_decision(config, branch, iteration, known + new_findings, topic, bool(queries))
