@@ -95,6 +95,33 @@ def test_a_moved_not_is_a_reversal():
     assert "[[src:q1]]" in kept.text
 
 
+SQLITE3_NOT_NONE = {
+    "title": "Transactions in the sqlite3 module",
+    "url": "https://example.org/python/sqlite3.html",
+    "snippet": "If the connection attribute isolation_level is not None, new transactions are implicitly opened "
+    "before execute() and executemany() executes INSERT, UPDATE, DELETE, or REPLACE statements.",
+}
+
+
+def test_dropping_the_not_of_not_none_is_a_reversal():
+    """Python's None is a value, not a negator: "set to None" is what "is not None" denies. The
+    reversed retelling gives way to the quote it retells; the faithful one stays."""
+    topic = "Which settings of the sqlite3 module control transactions?"
+    sources, quotes = {"p1": SQLITE3_NOT_NONE}, {"p1": [SQLITE3_NOT_NONE["snippet"]]}
+    reversed_ = (
+        "If isolation_level is set to None, new transactions are implicitly opened before execute() and "
+        "executemany() executes INSERT, UPDATE, DELETE, or REPLACE statements [[src:p1]]."
+    )
+    out = ground_text(reversed_, sources, quotes, (), topic)
+    assert "set to None" not in out.text
+    assert out.text.startswith("If the connection attribute isolation_level is not None") and out.quoted == 1
+    faithful = (
+        "If isolation_level is not None, new transactions are implicitly opened before execute() and "
+        "executemany() executes INSERT, UPDATE, DELETE, or REPLACE statements [[src:p1]]."
+    )
+    assert ground_text(faithful, sources, quotes, (), topic).text == faithful
+
+
 def test_terms_are_checked_against_the_quotes_not_the_whole_passage():
     # the passage names ts_rank_cd, but the finding taken from this source quoted only ts_rank
     text = "PostgreSQL can rank search results with ts_rank_cd [[src:p1]]."

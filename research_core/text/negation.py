@@ -9,6 +9,9 @@ word after it ("not that they will be sequential" denies "sequential"). Two rule
 1. a word the statement negates must be negated in one of the two quote sentences closest to it;
 2. a word the closest quote sentence negates, used by the statement, must be negated in the
    statement too.
+A capitalised "None" (but for "None of ...") is a value (Python's None), not a negator: "if
+isolation_level is not None, new transactions are implicitly opened" denies None itself, and
+"if set to None, new transactions are implicitly opened" reverses it.
 """
 
 from __future__ import annotations
@@ -71,7 +74,12 @@ def _stem(word: str) -> str:
     return word[:5] if len(word) > 5 else word
 
 
+# "None" the value: capitalised, and not the pronoun of "None of the rows ..."
+_NONE_VALUE = re.compile(r"\bNone\b(?!\s+of\b)")
+
+
 def _words(text: str) -> list[str]:
+    text = _NONE_VALUE.sub("nonevalue", text)
     text = re.sub(r"n['’]t\b", " not", text.replace("cannot", "can not"))
     return normalize(text).split()
 
@@ -93,6 +101,10 @@ def negated_words(text: str) -> set[str]:
     return out
 
 
+def _shown(stem: str) -> str:
+    return "None" if stem == _stem("nonevalue") else stem
+
+
 def _stems(text: str) -> set[str]:
     return {_stem(w) for w in _words(text) if w not in _NEGATORS and content_words(w)}
 
@@ -111,11 +123,11 @@ def polarity_conflict(statement: str, quote: str) -> str | None:
     said, denied = negated_words(statement), negated_words(near)
     added = sorted(w for w in said - denied)
     if added:
-        return f"negates '{added[0]}', which the quote does not"
+        return f"negates '{_shown(added[0])}', which the quote does not"
     # a dropped "not" is looked for in the one sentence the statement retells: the next closest may
     # deny a word the statement uses about something else
     denied = negated_words(closest_sentences(statement, quote, 1))
     dropped = sorted(w for w in denied - said if w in _stems(statement) and w not in said)
     if dropped:
-        return f"states '{dropped[0]}' where the quote denies it"
+        return f"states '{_shown(dropped[0])}' where the quote denies it"
     return None
