@@ -153,6 +153,23 @@ def test_a_name_that_spells_a_topic_word_is_not_that_topic():
     assert quote_on_topic("A window function performs a calculation across a set of table rows.", focus)
 
 
+def test_a_branch_asking_only_for_the_difference_borrows_the_main_questions_topic():
+    """ "What is the difference between fs.readFile and fs.createReadStream in Node.js?" has no topic
+    word but its names (and the "js" of "Node.js" is part of a name): the main question's words decide."""
+    from research_core.research.extraction import quote_on_topic
+
+    branch = "What is the difference between fs.readFile and fs.createReadStream in Node.js?"
+    question = (
+        "Compare fs.readFile and fs.createReadStream in Node.js: how does each read a file, and when is "
+        "streaming the better choice for memory use?"
+    )
+    assert quote_on_topic(
+        "To minimize memory costs, when possible prefer streaming via fs.createReadStream().", branch, question
+    )
+    assert not quote_on_topic("The pipeline API also supports async generators in Node.js.", branch, question)
+    assert not quote_on_topic("The crypto module of Node.js provides cryptographic functionality.", branch, question)
+
+
 def test_a_quote_location_keeps_the_page_of_a_file():
     from research_core.research.quotes import location
 

@@ -79,12 +79,23 @@ def _written_quote(
     return run, None
 
 
-def quote_on_topic(quote: str, focus: str) -> bool:
+def _topical(text: str) -> tuple[list[str], set[str]]:
+    """The subjects `text` names, and its topic words that are not part of a name ("Node" takes
+    the "js" of "Node.js" along)."""
+    names = subjects(text)
+    named_words = [w for w in text.split() if any(n.lower() in w.lower() for n in names)]
+    return names, topic_words(text) - content_words(" ".join([*names, *named_words]))
+
+
+def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
     """Rule 3: the quote itself shares a topic word (by stem) with the branch's question, not counting the
     names of its subjects (a page about the right system also says things about other topics), or
-    names two of its subjects."""
-    names = subjects(focus)
-    topical = topic_words(focus) - content_words(" ".join(names))
+    names two of its subjects. A branch question whose only words are its names and its frame
+    ("What is the difference between fs.readFile and fs.createReadStream in Node.js?") borrows the
+    topic words of the main `question` ("read a file", "streaming", "memory use")."""
+    names, topical = _topical(focus)
+    if not topical and question:
+        topical = _topical(question)[1]
     if not topical or not looks_english(focus):
         return True
     if len(named_in(quote, names)) >= 2:
@@ -124,13 +135,13 @@ def picked_quotes(
     return [(text, run)], []
 
 
-def refusal(text: str, quote: str, known_texts: list[str], focus: str | None) -> str | None:
+def refusal(text: str, quote: str, known_texts: list[str], focus: str | None, question: str = "") -> str | None:
     """Why a picked quote is not kept as a finding, or None: too short to state a fact, off the
     sub-question (`focus`; None for a hypothesis, a claim to test whose evidence may use none of its
     words), or a repeat of a finding already kept."""
     if len(quote.split()) < MIN_QUOTE_WORDS:
         return f"too short to state a fact: {quote!r}"
-    if focus is not None and not quote_on_topic(quote, focus):
+    if focus is not None and not quote_on_topic(quote, focus, question):
         return f"not about this sub-question: {quote[:120]!r}"
     twin = duplicate_of(text, known_texts)
     if twin is not None:
@@ -235,7 +246,7 @@ def _checked_findings(
     for index, (item, text, run) in enumerate(picks):
         source = sources[run[0].source]
         quote = quote_text(run)
-        why_not = refusal(text, quote, known_texts, focus if on_question else None)
+        why_not = refusal(text, quote, known_texts, focus if on_question else None, question)
         if why_not is None and index in far:
             why_not = f"far in meaning from the question: {quote[:100]!r}"
         if why_not is None and leans_back(run[0].text):
