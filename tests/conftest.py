@@ -15,6 +15,7 @@ from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
+from tests.postgres_cluster import PostgresCluster, find_bindir
 
 HEAVY_GROUP = "model_and_browser"
 
@@ -58,6 +59,42 @@ def _pages_stay_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
         raise socket.gaierror(socket.EAI_NONAME, f"tests reach no address but loopback ({host})")
 
     monkeypatch.setattr(fetch, "system_resolver", loopback_only)
+
+
+# ---- storage: the SQLite file, or a database of its own on the tests' PostgreSQL cluster -----------
+
+NO_POSTGRES = "PostgreSQL binaries not found (scripts/setup.sh installs postgresql-15)"
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """One throw-away PostgreSQL cluster per test process (each xdist worker has its own), deleted at the end."""
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip(NO_POSTGRES)
+    cluster = PostgresCluster(bindir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: PostgresCluster) -> str:
+    """The URL of a new, empty PostgreSQL database for this test alone."""
+    return postgres_cluster.create_database()
+
+
+ENGINES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=ENGINES)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a test's data lives, once per engine: a SQLite file in tmp_path, or a PostgreSQL URL."""
+    if request.param == "postgres":
+        return request.getfixturevalue("postgres_url")
+    return tmp_path / "arbor.db"
 
 
 @pytest.fixture
