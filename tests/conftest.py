@@ -81,9 +81,15 @@ def postgres_cluster() -> Iterator[PostgresCluster]:
 
 
 @pytest.fixture
-def postgres_url(postgres_cluster: PostgresCluster) -> str:
-    """The URL of a new, empty PostgreSQL database for this test alone."""
-    return postgres_cluster.create_database()
+def postgres_url(postgres_cluster: PostgresCluster) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database for this test alone; the process's pools on it close after."""
+    url = postgres_cluster.create_database()
+    yield url
+    from research_core.storage.checkpoints import close_checkpointer
+    from research_core.storage.engines import dispose_engine
+
+    close_checkpointer(url)
+    dispose_engine(url)
 
 
 ENGINES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -103,19 +109,22 @@ def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
         yield url, script
 
 
-def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", **settings) -> Runner:
+def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", db=None, **settings) -> Runner:
     """A Runner against the scripted server at `url`; provider="local": treated as the embedded model.
 
-    `settings` are further LLMSettings (a call's timeout is 10 s unless `timeout_s` says otherwise)."""
+    Its database is `db` (a path or a PostgreSQL URL), else tmp_path/arbor.db. `settings` are further
+    LLMSettings (a call's timeout is 10 s unless `timeout_s` says otherwise)."""
     settings = {"timeout_s": 10, "max_retries": 0, **settings}
     llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", **settings)
-    return Runner(tmp_path / "arbor.db", llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
+    where = db if db is not None else tmp_path / "arbor.db"
+    return Runner(where, llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
 
 
 @pytest.fixture
-def runner(tmp_path, scripted) -> Runner:
+def runner(tmp_path, scripted, db) -> Runner:
+    """A runner on the scripted server, once on each engine (`db`)."""
     url, _ = scripted
-    return make_runner(tmp_path, url)
+    return make_runner(tmp_path, url, db=db)
 
 
 def config(**overrides) -> RunConfig:

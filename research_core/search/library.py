@@ -44,6 +44,7 @@ from research_core.documents.parsing import (
 from research_core.documents.places import place_from_fragment
 from research_core.schemas import Source, stable_id, utc_now
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchError, clip_source
+from research_core.storage.location import StoreLocation, locate
 from research_core.text.fts_query import MAX_QUERY_TERMS, has_cjk, query_terms, title_share, trigram_match, word_match
 
 logger = logging.getLogger(__name__)
@@ -173,9 +174,18 @@ class DocumentLibrary:
 
     name = "library"
 
-    def __init__(self, db_path: Path | str):
-        """Open (and if needed create) the library tables in the SQLite file `db_path`."""
-        self.db_path = Path(db_path)
+    def __init__(self, db_path: StoreLocation | Path | str | None):
+        """Open (and if needed create) the library tables in the SQLite file `db_path` (None: the environment's).
+
+        The library is not kept in PostgreSQL yet: a PostgreSQL location raises LibraryError.
+        """
+        location = locate(db_path)
+        if location.path is None:
+            raise LibraryError(
+                f"The document library is kept in the SQLite file only, not yet in PostgreSQL ({location.shown}); "
+                "leave out the library search backend, or use --db PATH for a library of your own."
+            )
+        self.db_path = location.path
         self._lock = threading.Lock()
         self._trigram = _trigram_supported()
         try:
