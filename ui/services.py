@@ -192,8 +192,8 @@ def run_is_active(run_id: str) -> bool:
 
 
 def get_library() -> DocumentLibrary:
-    """A DocumentLibrary on the current database."""
-    return DocumentLibrary(db_path())
+    """A DocumentLibrary on the current database (the SQLite file, or PostgreSQL with `ARBOR_DATABASE_URL`)."""
+    return DocumentLibrary(store_location())
 
 
 # ---- reachability -------------------------------------------------------------------------------
@@ -279,12 +279,14 @@ def llm_status() -> Reachability:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
-def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None = None) -> dict[str, Reachability]:
-    """Reachability of each search backend, cached for a minute."""
+def cached_search_check(
+    names: tuple[str, ...], db: str, searxng_url: str | None = None, _location: StoreLocation | None = None
+) -> dict[str, Reachability]:
+    """Reachability of each search backend, cached for a minute; the library in `_location` (shown as `db`)."""
     out: dict[str, Reachability] = {}
     for name in names:
         try:
-            backends = registry.build_backends([name], Path(db), searxng_url=searxng_url)
+            backends = registry.build_backends([name], _location or Path(db), searxng_url=searxng_url)
             if not backends:
                 out[name] = Reachability(False, "Unknown backend.")
                 continue
@@ -301,7 +303,8 @@ def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None
 
 def search_status(names: list[str], searxng_url: str | None = None) -> dict[str, Reachability]:
     """The (cached) reachability of the given search backends (SearXNG at `searxng_url`)."""
-    return cached_search_check(tuple(names), str(db_path()), searxng_url)
+    location = store_location()
+    return cached_search_check(tuple(names), location.shown, searxng_url, location)
 
 
 def clear_checks() -> None:
