@@ -39,6 +39,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
+def _the_sqlite_file_unless_a_test_says_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's own ARBOR_DATABASE_URL never reaches the tests (or the CLI processes they start)."""
+    monkeypatch.delenv("ARBOR_DATABASE_URL", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _pages_stay_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Page reading reaches loopback addresses only in tests, so nothing reaches the internet.
 
