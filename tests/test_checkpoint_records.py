@@ -64,7 +64,7 @@ def test_a_checkpoint_holds_the_records_and_reads_them_back_without_a_warning(
     after_review = runner.resume(paused.run_id, "approve")
     assert after_review.pending is not None  # paused at the step gate, a chain's task in the checkpoint
     caplog.set_level(logging.WARNING)
-    with open_checkpointer(runner.db_path) as saver:
+    with open_checkpointer(runner.location) as saver:
         values = build_graph(saver).get_state({"configurable": {"thread_id": paused.run_id}}).values
     assert values["branches"] and all(isinstance(b, SubQuestion) for b in values["branches"].values())
     assert not [r for r in caplog.records if "unregistered type" in r.getMessage() or "Blocked" in r.getMessage()]
@@ -104,7 +104,7 @@ def test_a_run_checkpointed_before_the_records_resumes_and_finishes(tmp_path, sc
         "next_tasks": tasks,
     }
     cfg = {"configurable": {"thread_id": run_id}}
-    with open_checkpointer(runner.db_path) as saver:
+    with open_checkpointer(runner.location) as saver:
         graph = build_graph(saver)
         graph.update_state(cfg, values, as_node="coordinate")
         rewrite_as_before_records(saver, cfg)
@@ -119,6 +119,6 @@ def test_a_run_checkpointed_before_the_records_resumes_and_finishes(tmp_path, sc
     by_id = {b.id: b for b in done.branches}
     assert by_id["sq_002"].iteration_count >= 1 and by_id["sq_002"].status == "completed"
     assert by_id["sq_001"].status == "completed" and by_id["sq_001"].synthesis
-    with open_checkpointer(runner.db_path) as saver:
+    with open_checkpointer(runner.location) as saver:
         final = build_graph(saver).get_state(cfg).values
     assert all(isinstance(b, SubQuestion) for b in final["branches"].values())  # written back as records

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from research_core.cli.main import main
+from research_core.text.sanitize import strip_url_secrets_in_text
 from tests.fakes.llm_server import ScriptedLLM, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"
 
 
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
+def cli(tmp_path, monkeypatch, db):
+    """The CLI on the scripted server with a library of three documents, once on each engine (`db`)."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    db = tmp_path / "a.db" if isinstance(db, Path) else db
     with serve(ScriptedLLM()) as (url, script):
         common = [
             "--db",
-            str(tmp_path / "a.db"),
+            str(db),
             "--llm",
             "openai",
             "--llm-base-url",
@@ -39,6 +43,7 @@ def cli(tmp_path, monkeypatch):
         (docs / "vue.md").write_text("# Vue\n\nVue is a progressive framework with reactive templates.\n")
         (docs / "angular.txt").write_text("Angular is a TypeScript platform for enterprise web applications.\n")
         assert run("library", "add", str(docs / "react.md"), str(docs / "vue.md"), str(docs / "angular.txt")) == 0
+        run.db = str(db)
         yield run, script, tmp_path
 
 
@@ -79,6 +84,12 @@ def test_decompose_edit_run_with_plan_export(cli, capsys):
     html = tmp / "r.html"
     assert run("export", result["run_id"], "--format", "html", "--out", str(html)) == 0
     assert "<html" in html.read_text().lower()
+    assert run("show", result["run_id"]) == 0
+    assert "How does React build user interfaces?" in capsys.readouterr().out
+    assert run("delete", result["run_id"]) == 0
+    capsys.readouterr()
+    assert run("runs") == 0 and result["run_id"] not in capsys.readouterr().out
+    assert run("show", result["run_id"]) == 2
 
 
 def test_run_without_auto_stops_at_review_then_resume_approves(cli, capsys):
@@ -88,7 +99,7 @@ def test_run_without_auto_stops_at_review_then_resume_approves(cli, capsys):
     captured = capsys.readouterr()
     assert "waiting for review" in captured.out
     run_id = captured.err.split("run id ")[1].split()[0]
-    db = tmp / "a.db"
+    db = strip_url_secrets_in_text(run.db)  # what the terminal shows of a URL: no user or password
     assert "sq_001" in captured.out and f"resume {run_id} --db {db} --answer approve" in captured.out
     bad = tmp / "bad.json"
     bad.write_text(json.dumps({"sub_questions": [{"question_text": "", "priority": 0.5}]}))
@@ -152,7 +163,7 @@ def test_set_changes_any_limit_and_refuses_unknown_fields(cli, capsys):
     run_id = result["run_id"]
     from research_core.runs.store import RunStore
 
-    stored = RunStore(tmp / "a.db").get(run_id).config
+    stored = RunStore(run.db).get(run_id).config
     assert (stored["max_depth"], stored["verify_citations"], stored["drill_down_on"]) == (1, False, "adequate")
     assert stored["max_iterations"] == 14  # the named flag wins over --set
     assert script.count("verify_citations") == 0 and script.count("evaluate_depth") == 0

@@ -22,7 +22,6 @@ MAX_MODULE_LINES = 400
 ALLOWED: dict[str, str] = {
     "research_core/llm/local_model.py": "the model's assembly and its llama.cpp server, one module; not split here",
     "research_core/output/export.py": "Markdown, HTML and JSON exports in one module; not split here",
-    "research_core/search/library.py": "DocumentLibrary's storage and FTS5 search in one class; not split here",
 }
 
 

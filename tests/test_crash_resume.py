@@ -38,7 +38,7 @@ def _entry_key(entry: CostEntry | dict) -> str:
     return json.dumps(e.model_dump(mode="json"), sort_keys=True)
 
 
-def _next_nodes(db: Path, run_id: str) -> tuple[str, ...]:
+def _next_nodes(db: Path | str, run_id: str) -> tuple[str, ...]:
     with open_checkpointer(db) as saver:
         return tuple(build_graph(saver).get_state({"configurable": {"thread_id": run_id}}).next)
 
@@ -53,11 +53,8 @@ def _summary(result: dict) -> dict:
     }
 
 
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory) -> dict:
-    """The same question run without interruption (same scripted answers, same library)."""
-    tmp = tmp_path_factory.mktemp("baseline")
-    db = tmp / "arbor.db"
+def uninterrupted_run(tmp: Path, db: Path | str) -> dict:
+    """The same question run without interruption (same scripted answers, same library) in `db`."""
     index_documents(db, tmp / "docs")
     with stub_process() as url:
         done = run_cli(["run", CLIMATE_QUESTION, "--auto", "--json", str(tmp / "r.json")], db, url, "library")
@@ -68,6 +65,24 @@ def baseline(tmp_path_factory) -> dict:
     return result
 
 
+@pytest.fixture(scope="module")
+def baselines() -> dict[str, dict]:
+    """Each engine's uninterrupted run, made by the first test that needs it (each engine ranks the
+    library's passages its own way, so each run is compared with its own engine's)."""
+    return {}
+
+
+@pytest.fixture
+def baseline(baselines, db, request, tmp_path_factory) -> dict:
+    """The uninterrupted run on this test's engine."""
+    engine = "sqlite" if isinstance(db, Path) else "postgres"
+    if engine not in baselines:
+        tmp = tmp_path_factory.mktemp("baseline")
+        cluster = request.getfixturevalue("postgres_cluster") if engine == "postgres" else None
+        baselines[engine] = uninterrupted_run(tmp, cluster.create_database() if cluster else tmp / "arbor.db")
+    return baselines[engine]
+
+
 # where to kill: stub latency per task, and how to recognise the moment from the database
 KILL_POINTS = {
     "decomposition": {"*": 0.05, "decompose": 6.0},
@@ -76,7 +91,7 @@ KILL_POINTS = {
 }
 
 
-def _reached(point: str, runner: Runner, db: Path, run_id: str) -> bool:
+def _reached(point: str, runner: Runner, db: Path | str, run_id: str) -> bool:
     if point == "decomposition":
         return _next_nodes(db, run_id) == ("decompose_question",)
     if point == "mid_branch":
@@ -87,8 +102,7 @@ def _reached(point: str, runner: Runner, db: Path, run_id: str) -> bool:
 
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("point", list(KILL_POINTS))
-def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_path, baseline, point):
-    db = tmp_path / "arbor.db"
+def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_path, baseline, point, db):
     index_documents(db, tmp_path / "docs")
     runner = Runner(db)  # creates the runs table before the CLI does, so both never race on it
     with stub_process(KILL_POINTS[point]) as slow_url:

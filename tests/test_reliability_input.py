@@ -10,12 +10,14 @@ import sqlite3
 import unicodedata
 
 import pytest
+from sqlalchemy import create_engine, inspect, text
 
 from research_core.cli.main import main
 from research_core.documents.parsing import MAX_FILE_BYTES
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import MAX_QUESTION_CHARS
 from research_core.search.library import DocumentLibrary, LibraryError
+from research_core.storage.location import locate
 from tests.conftest import config
 
 pytestmark = pytest.mark.timeout(60)
@@ -24,12 +26,15 @@ QUESTION = "Compare React, Vue, and Angular for building web applications"
 
 
 def run_rows(db) -> int:
-    conn = sqlite3.connect(str(db))
+    """Rows of the runs table in `db` (a path, a URL or a StoreLocation), 0 when it has no runs table."""
+    engine = create_engine(locate(db).sqlalchemy_url())
     try:
-        exists = conn.execute("select 1 from sqlite_master where name = 'runs'").fetchone()
-        return conn.execute("select count(*) from runs").fetchone()[0] if exists else 0
+        with engine.connect() as conn:
+            if not inspect(conn).has_table("runs"):
+                return 0
+            return int(conn.execute(text("select count(*) from runs")).scalar())
     finally:
-        conn.close()
+        engine.dispose()
 
 
 # ---- questions ------------------------------------------------------------------------
@@ -52,7 +57,7 @@ def test_a_refused_question_leaves_no_run_record(runner, question, message):
     with pytest.raises(RunError, match=message):
         runner.start_background(question, config(auto_approve=True))
     assert runner.runs() == []
-    assert run_rows(runner.db_path) == 0
+    assert run_rows(runner.location) == 0
 
 
 def test_a_refused_question_on_the_cli_is_one_line_and_stores_nothing(tmp_path, capsys, scripted):

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from research_core.configuration import LLMSettings, resolve_llm_settings
+from research_core.db import open_checkpointer
 from research_core.llm.local_model import LocalModelError
 from research_core.runs.ownership import OWNER_TOKEN, owner_alive, process_start_token
 from research_core.runs.runner import Runner
@@ -27,17 +28,22 @@ pytestmark = pytest.mark.timeout(120)
 # ---- owner identity survives pid reuse -------------------------------------------------------
 
 
-def test_a_run_owned_by_a_dead_process_with_our_pid_is_interrupted_and_resumable(tmp_path, scripted):
+def test_a_run_owned_by_a_dead_process_with_our_pid_is_interrupted_and_resumable(tmp_path, scripted, db):
     url, _ = scripted
-    runner = make_runner(tmp_path, url)
+    runner = make_runner(tmp_path, url, db=db)
     run_id = runner.create_run(QUESTION, config(auto_approve=True))
     # A server restarted in a container gets the same pid (often 1) as the process that died mid-run.
     runner.store.update(run_id, status="running", owner_pid=os.getpid(), owner_token="an-earlier-process")
 
-    fresh = make_runner(tmp_path, url)
+    fresh = make_runner(tmp_path, url, db=db)
     assert fresh.snapshot(run_id).status == "interrupted"
     assert next(r for r in fresh.runs() if r.id == run_id).status == "interrupted"
     assert fresh.resume(run_id).status == "completed"
+    assert fresh.result(run_id).sub_questions and [r.status for r in fresh.runs()] == ["completed"]
+
+    assert fresh.delete(run_id) and fresh.runs() == [] and fresh.store.get(run_id) is None
+    with open_checkpointer(db) as saver:
+        assert list(saver.list({"configurable": {"thread_id": run_id}})) == []  # its checkpoints went with it
 
 
 def test_a_run_owned_by_this_very_process_still_counts_as_running(tmp_path, scripted):
@@ -62,9 +68,9 @@ def test_owner_identity_of_other_processes():
 # ---- research time -------------------------------------------------------------------------
 
 
-def test_duration_counts_research_time_not_the_wait_at_the_review_gate(tmp_path, scripted):
+def test_duration_counts_research_time_not_the_wait_at_the_review_gate(tmp_path, scripted, db):
     url, _ = scripted
-    runner = make_runner(tmp_path, url)
+    runner = make_runner(tmp_path, url, db=db)
     snap = runner.start(QUESTION, config())
     assert snap.status == "awaiting_review"
     first = runner.store.get(snap.run_id).active_s
@@ -85,9 +91,9 @@ def test_duration_counts_research_time_not_the_wait_at_the_review_gate(tmp_path,
 # ---- partial totals ------------------------------------------------------------------------
 
 
-def test_paused_and_failed_runs_record_what_they_spent(tmp_path):
+def test_paused_and_failed_runs_record_what_they_spent(tmp_path, db):
     with serve(ScriptedLLM(script={"plan_queries": Fault(status=400)})) as (url, _):
-        runner = make_runner(tmp_path, url)
+        runner = make_runner(tmp_path, url, db=db)
         waiting = runner.start(QUESTION, config())
         failed = runner.start(QUESTION, config(auto_approve=True))
     assert waiting.status == "awaiting_review" and failed.status == "failed"
@@ -168,7 +174,9 @@ def test_an_older_database_gains_the_new_columns_and_its_runs_still_resume(tmp_p
 
     RunStore(db)  # the first to open it migrates; the next finds the columns there
     runner = make_runner(tmp_path, url)
-    assert {"llm_json", "owner_token", "active_s"} <= set(runner.store._db["runs"].columns_dict)
+    with sqlite3.connect(db) as conn:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+    assert {"llm_json", "owner_token", "active_s"} <= columns
     assert runner.llm_record("old-run") is None
     assert runner.snapshot("old-run").status == "interrupted"
     snap = runner.resume("old-run")

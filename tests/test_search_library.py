@@ -7,7 +7,8 @@ import threading
 from pathlib import Path
 
 import pytest
-import sqlite_utils
+from sqlalchemy import create_engine
+from sqlalchemy.exc import OperationalError
 
 from research_core.documents.html_text import html_to_text
 from research_core.documents.parsing import CHUNK_CHARS, MAX_FILE_BYTES, markdown_title, split_chunks
@@ -62,8 +63,17 @@ PAGE_HTML = """<!doctype html>
 
 
 @pytest.fixture
-def library(tmp_path: Path) -> DocumentLibrary:
-    return DocumentLibrary(tmp_path / "arbor.db")
+def library(db) -> DocumentLibrary:
+    """A library once on each engine: SQLite FTS5, PostgreSQL full-text search."""
+    return DocumentLibrary(db)
+
+
+def execute(library: DocumentLibrary, sql: str) -> None:
+    """Run one statement on the library's database, whichever engine it is."""
+    engine = create_engine(library.location.sqlalchemy_url())
+    with engine.begin() as conn:
+        conn.exec_driver_sql(sql)
+    engine.dispose()
 
 
 def write(tmp_path: Path, name: str, data: bytes | str) -> Path:
@@ -199,10 +209,10 @@ def test_missing_file_and_bad_kind_are_refused(library: DocumentLibrary, tmp_pat
 def test_a_failed_write_keeps_the_previous_version(library: DocumentLibrary, monkeypatch) -> None:
     old = library.add_text("doc.txt", "The original about aardvarks.")
 
-    def failing_insert_all(self, *args, **kwargs):
-        raise sqlite3.OperationalError("disk I/O error")
+    def failing_insert(conn, rows):
+        raise OperationalError("INSERT INTO library_chunks", {}, Exception("disk I/O error"))
 
-    monkeypatch.setattr(sqlite_utils.db.Table, "insert_all", failing_insert_all)
+    monkeypatch.setattr(DocumentLibrary, "_insert_passages", staticmethod(failing_insert))
     with pytest.raises(LibraryError, match="could not be saved"):
         library.add_text("doc.txt", "A replacement about zebras.")
     monkeypatch.undo()
@@ -322,8 +332,7 @@ def test_japanese_text_is_searchable(library: DocumentLibrary) -> None:
 
 def test_search_errors_become_search_errors(library: DocumentLibrary) -> None:
     library.add_text("doc.txt", "Something to find.")
-    with sqlite3.connect(library.db_path) as conn:
-        conn.execute("DROP TABLE library_fts")
+    execute(library, "DROP TABLE library_chunks")
 
     with pytest.raises(SearchError) as caught:
         library.search("something", 5)

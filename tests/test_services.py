@@ -87,7 +87,7 @@ def test_a_checkpoint_whose_tasks_carry_the_config_resumes(tmp_path, scripted):
         "revised_after": [],
         "next_tasks": legacy_tasks,
     }
-    with open_checkpointer(runner.db_path) as saver:
+    with open_checkpointer(runner.location) as saver:
         graph = build_graph(saver)
         cfg = {"configurable": {"thread_id": run_id}}
         graph.update_state(cfg, values, as_node="coordinate")

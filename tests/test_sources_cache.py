@@ -1,4 +1,4 @@
-"""research_core.sources.cache: pages by URL in the run database."""
+"""research_core.sources.cache: pages by URL in the run database (the SQLite file and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 from research_core.sources.cache import CachedPage, PageCache
 
 
-def test_pages_survive_a_new_cache_object_on_the_same_database(tmp_path: Path) -> None:
-    db = tmp_path / "arbor.db"
+def test_pages_survive_a_new_cache_object_on_the_same_database(db) -> None:
     PageCache(db).put(CachedPage(url="https://a.example/", ok=True, title="A", text="alpha text", kind="html"))
     PageCache(db).put(CachedPage(url="https://b.example/", ok=False, reason="http_status", note="HTTP 404"))
 
@@ -22,8 +21,8 @@ def test_pages_survive_a_new_cache_object_on_the_same_database(tmp_path: Path) -
     assert again.count() == 2
 
 
-def test_old_entries_count_as_missing(tmp_path: Path) -> None:
-    cache = PageCache(tmp_path / "arbor.db", max_age_s=3600)
+def test_old_entries_count_as_missing(db) -> None:
+    cache = PageCache(db, max_age_s=3600)
     old = (datetime.now(UTC) - timedelta(hours=2)).isoformat(timespec="seconds")
     cache.put(CachedPage(url="https://old.example/", ok=True, text="stale", fetched_at=old))
     assert cache.get("https://old.example/") is None
@@ -35,8 +34,8 @@ def test_a_cache_without_a_database_lives_in_memory() -> None:
     assert cache.get("u").text == "t" and cache.count() == 1
 
 
-def test_a_private_page_is_served_only_to_callers_that_allow_private_addresses(tmp_path: Path) -> None:
-    cache = PageCache(tmp_path / "arbor.db")
+def test_a_private_page_is_served_only_to_callers_that_allow_private_addresses(db) -> None:
+    cache = PageCache(db)
     cache.put(CachedPage(url="http://intranet/", ok=True, text="inside", private=True))
     assert cache.get("http://intranet/") is None
     assert cache.get("http://intranet/", allow_private=True).text == "inside"
@@ -58,8 +57,8 @@ def test_an_old_table_gains_the_address_rule_and_its_rows_count_as_private(tmp_p
     assert cache.get("https://a/") is None and cache.get("https://a/", allow_private=True).text == "old"
 
 
-def test_forgetting_runs_removes_only_the_pages_no_other_run_used(tmp_path: Path) -> None:
-    cache = PageCache(tmp_path / "arbor.db")
+def test_forgetting_runs_removes_only_the_pages_no_other_run_used(db) -> None:
+    cache = PageCache(db)
     cache.for_run("r1").put(CachedPage(url="https://shared/", ok=True, text="s"))
     cache.for_run("r2").get("https://shared/")
     cache.for_run("r1").put(CachedPage(url="https://mine/", ok=True, text="m"))
@@ -69,10 +68,18 @@ def test_forgetting_runs_removes_only_the_pages_no_other_run_used(tmp_path: Path
     assert cache.forget_runs(["r2"]) == 1 and cache.count() == 1  # an entry no run claimed ages out instead
 
 
-def test_a_failure_that_may_pass_is_remembered_in_memory_only(tmp_path: Path) -> None:
-    cache = PageCache(tmp_path / "arbor.db")
+def test_a_failure_that_may_pass_is_remembered_in_memory_only(db) -> None:
+    cache = PageCache(db)
     cache.put_transient(CachedPage(url="https://slow/", ok=False, reason="timeout", note="too slow"))
     assert cache.get("https://slow/").reason == "timeout"
-    assert PageCache(tmp_path / "arbor.db").get("https://slow/") is None and cache.count() == 0
+    assert PageCache(db).get("https://slow/") is None and cache.count() == 0
     cache.put(CachedPage(url="https://slow/", ok=True, text="now it answers"))
     assert cache.get("https://slow/").ok
+
+
+def test_clearing_empties_the_stored_pages_and_what_runs_used(db) -> None:
+    cache = PageCache(db)
+    cache.for_run("r1").put(CachedPage(url="https://a/", ok=True, text="a"))
+    cache.put(CachedPage(url="https://a/", ok=True, text="a again"))  # replaced, not added
+    assert cache.get("https://a/").text == "a again" and cache.count() == 1
+    assert cache.clear() == 1 and cache.count() == 0 and cache.forget_runs(["r1"]) == 0

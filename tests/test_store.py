@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from pydantic import ValidationError
@@ -15,8 +20,8 @@ LLM = {"provider": "openai", "model": "gpt-4o-mini", "base_url": "http://localho
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = RunStore(tmp_path / "arbor.db")
+def store(db):
+    s = RunStore(db)
     yield s
     s.close()
 
@@ -83,3 +88,73 @@ def test_a_run_driven_by_a_live_owner_is_neither_claimed_nor_deleted(store):
     assert store.claim("r1", 222, "t2", lambda pid, token: False) is None  # 111 is gone: taken over
     assert store.delete("r1", lambda pid, token: pid != 222 and token != "t2") and store.get("r1") is None
     assert not store.delete("r1")
+
+
+def test_of_many_processes_taking_over_one_run_at_once_exactly_one_wins(db):
+    first = RunStore(db)
+    first.create("r1", "Q", CONFIG)
+    first.claim("r1", 999, "dead", lambda pid, token: True)
+    stores = [RunStore(db) for _ in range(6)]
+    start = threading.Barrier(len(stores))
+
+    def alive(pid: int | None, token: str | None) -> bool:
+        time.sleep(0.05)  # a slow check: without the row locked, every claimant would see 999 dead and write
+        return pid != 999
+
+    def claim(i: int) -> int | None:
+        start.wait()
+        return stores[i].claim("r1", 1000 + i, f"t{i}", alive)
+
+    with ThreadPoolExecutor(len(stores)) as pool:
+        outcomes = list(pool.map(claim, range(len(stores))))
+    winners = [1000 + i for i, other in enumerate(outcomes) if other is None]
+    assert len(winners) == 1 and all(other == winners[0] for other in outcomes if other is not None)
+    assert stores[0].get("r1").owner_pid == winners[0]
+    for s in [first, *stores]:
+        s.close()
+
+
+# The runs table as Arbor made it with sqlite-utils before the store moved to SQLAlchemy.
+SQLITE_UTILS_RUNS = """
+CREATE TABLE "runs" ("id" TEXT PRIMARY KEY, "question" TEXT, "mode" TEXT, "status" TEXT, "template" TEXT,
+   "created_at" TEXT, "updated_at" TEXT, "config_json" TEXT, "plan_json" TEXT, "totals_json" TEXT,
+   "result_json" TEXT, "error" TEXT, "parent_run_id" TEXT, "owner_pid" INTEGER, "owner_token" TEXT,
+   "llm_json" TEXT, "active_s" REAL);
+CREATE INDEX "idx_runs_created_at" ON "runs" ("created_at");
+"""
+
+
+def test_a_database_made_by_the_sqlite_utils_store_opens_unchanged(tmp_path):
+    db = tmp_path / "arbor.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript(SQLITE_UTILS_RUNS)
+        for run_id in ("old-1", "old-2"):  # created in the same second: insertion order decides
+            conn.execute(
+                "insert into runs (id, question, mode, status, template, created_at, updated_at, config_json, "
+                "active_s) values (?, 'Q', 'auto', 'completed', 'general', '2025-01-01T00:00:00+00:00', "
+                "'2025-01-01T00:00:00+00:00', ?, 1.5)",
+                [run_id, json.dumps(CONFIG)],
+            )
+        schema_before = conn.execute("select sql from sqlite_master order by name").fetchall()
+    store = RunStore(db)
+    assert [r.id for r in store.list()] == ["old-2", "old-1"]
+    assert store.get("old-1").active_s == 1.5 and store.add_active_seconds("old-1", 1) == 2.5
+    store.create("new", "Q", CONFIG)
+    assert store.delete("old-2") and [r.id for r in store.list()] == ["new", "old-1"]
+    store.close()
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select sql from sqlite_master order by name").fetchall() == schema_before
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made(tmp_path):
+    RunStore(tmp_path / "new.db").close()
+    with sqlite3.connect(tmp_path / "old.db") as conn:
+        conn.executescript(SQLITE_UTILS_RUNS)
+    columns = {}
+    for name in ("new.db", "old.db"):
+        with sqlite3.connect(tmp_path / name) as conn:
+            columns[name] = [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")]
+            indexes = [r[1] for r in conn.execute("PRAGMA index_list(runs)") if r[3] == "c"]
+            assert indexes == ["idx_runs_created_at"]
+    assert columns["new.db"] == columns["old.db"]

@@ -35,6 +35,7 @@ from research_core.runs.heap import freeze_startup_heap
 from research_core.runs.runner import Runner
 from research_core.search import registry
 from research_core.search.library import DocumentLibrary
+from research_core.storage.location import StoreLocation, locate
 from research_core.text.sanitize import strip_url_secrets, strip_url_secrets_in_text
 from ui.settings_store import AppSettings, load_settings
 
@@ -48,8 +49,14 @@ LLM_CHECK_TIMEOUT_S = 3.0
 
 
 def db_path() -> Path:
-    """The database file: `$ARBOR_DB`, else ./data/arbor.db (absolute)."""
+    """The SQLite file: `$ARBOR_DB`, else ./data/arbor.db (absolute); the settings file lives next to it."""
     return default_db_path().resolve()
+
+
+def store_location() -> StoreLocation:
+    """Where runs, checkpoints and the page cache live: `ARBOR_DATABASE_URL`, else the SQLite file `db_path()`."""
+    location = locate(None)
+    return location if location.is_postgres else StoreLocation(path=db_path())
 
 
 def app_settings() -> AppSettings:
@@ -129,11 +136,14 @@ def _all_runners() -> weakref.WeakSet[Runner]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _runner(db: str, llm_json: str, pricing_json: str, key_fingerprint: str, _api_key: str | None) -> Runner:
+def _runner(
+    db: str, llm_json: str, pricing_json: str, key_fingerprint: str, _api_key: str | None, _location: StoreLocation
+) -> Runner:
+    """The runner on the database shown as `db` (`_location`, not hashed: a URL's password stays out of the key)."""
     freeze_startup_heap()
     pricing = {k: (float(v[0]), float(v[1])) for k, v in json.loads(pricing_json).items()}
     runner = Runner(
-        db,
+        _location,
         llm_settings=LLMSettings.model_validate_json(llm_json),
         api_key=_api_key,
         pricing=pricing,
@@ -147,12 +157,14 @@ def get_runner(settings: AppSettings | None = None) -> Runner:
     """The runner of this server process for the current database, settings and key."""
     settings = settings or app_settings()
     key, _source = resolve_api_key()
+    location = store_location()
     return _runner(
-        str(db_path()),
+        location.shown,
         settings.llm_settings().model_dump_json(),
         json.dumps(settings.pricing, sort_keys=True),
         _fingerprint(key),
         key,
+        location,
     )
 
 
@@ -160,12 +172,14 @@ def runner_with_llm(llm: Any) -> Runner:
     """A runner like `get_runner()` but with the given LLM settings (a run's own, to resume it)."""
     settings = app_settings()
     key, _source = resolve_api_key()
+    location = store_location()
     return _runner(
-        str(db_path()),
+        location.shown,
         llm.model_dump_json(),
         json.dumps(settings.pricing, sort_keys=True),
         _fingerprint(key),
         key,
+        location,
     )
 
 
@@ -178,8 +192,8 @@ def run_is_active(run_id: str) -> bool:
 
 
 def get_library() -> DocumentLibrary:
-    """A DocumentLibrary on the current database."""
-    return DocumentLibrary(db_path())
+    """A DocumentLibrary on the current database (the SQLite file, or PostgreSQL with `ARBOR_DATABASE_URL`)."""
+    return DocumentLibrary(store_location())
 
 
 # ---- reachability -------------------------------------------------------------------------------
@@ -265,12 +279,14 @@ def llm_status() -> Reachability:
 
 
 @st.cache_data(ttl=60, show_spinner=False)
-def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None = None) -> dict[str, Reachability]:
-    """Reachability of each search backend, cached for a minute."""
+def cached_search_check(
+    names: tuple[str, ...], db: str, searxng_url: str | None = None, _location: StoreLocation | None = None
+) -> dict[str, Reachability]:
+    """Reachability of each search backend, cached for a minute; the library in `_location` (shown as `db`)."""
     out: dict[str, Reachability] = {}
     for name in names:
         try:
-            backends = registry.build_backends([name], Path(db), searxng_url=searxng_url)
+            backends = registry.build_backends([name], _location or Path(db), searxng_url=searxng_url)
             if not backends:
                 out[name] = Reachability(False, "Unknown backend.")
                 continue
@@ -287,7 +303,8 @@ def cached_search_check(names: tuple[str, ...], db: str, searxng_url: str | None
 
 def search_status(names: list[str], searxng_url: str | None = None) -> dict[str, Reachability]:
     """The (cached) reachability of the given search backends (SearXNG at `searxng_url`)."""
-    return cached_search_check(tuple(names), str(db_path()), searxng_url)
+    location = store_location()
+    return cached_search_check(tuple(names), location.shown, searxng_url, location)
 
 
 def clear_checks() -> None:

@@ -36,13 +36,14 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def check_output_path(path: Path, db_path: Path, option: str) -> None:
-    """Refuse an output `path` that is the database (or its WAL/SHM/journal file) or a folder.
+def check_output_path(path: Path, db_path: Path | None, option: str) -> None:
+    """Refuse an output `path` that is the SQLite file `db_path` (or its WAL/SHM/journal file) or a folder.
 
-    Raises OutputPathError with one line naming `option`; writes nothing.
+    `db_path` is None for a PostgreSQL database, which no output can overwrite. Raises
+    OutputPathError with one line naming `option`; writes nothing.
     """
     target = path.expanduser().resolve()
-    for protected in database_files(db_path.expanduser()):
+    for protected in database_files(db_path.expanduser()) if db_path is not None else []:
         if target == protected.resolve() or _same_file(path, protected):
             raise OutputPathError(
                 f"{option} {path}: that is the database ({db_path}); writing there would destroy every run. "
@@ -54,7 +55,7 @@ def check_output_path(path: Path, db_path: Path, option: str) -> None:
         raise OutputPathError(f"{option} {path}: the folder {target.parent} does not exist; create it first.")
 
 
-def write_output(path: Path, text: str | bytes, db_path: Path, option: str) -> Path:
+def write_output(path: Path, text: str | bytes, db_path: Path | None, option: str) -> Path:
     """Write `text` (UTF-8 text, or bytes as they are) to `path` atomically (temporary file in the
     same folder, then rename).
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from research_core.cli.errors import CliError
 from research_core.cli.files import OutputPathError, write_output
-from research_core.db import default_db_path
 from research_core.runs.runner import Runner
+from research_core.storage.location import StorageError, locate
 
 
 def report_progress(message: str) -> None:
@@ -18,12 +18,20 @@ def report_progress(message: str) -> None:
 
 
 def db_flag(runner: Runner) -> str:
-    """` --db PATH` when the runner's database is not the one a bare command would use."""
+    """` --db PATH` (or URL, its password masked) when the runner's database is not the one a bare command would use."""
     try:
-        same = runner.db_path.resolve() == default_db_path().resolve()
-    except OSError:
-        same = False
-    return "" if same else f" --db {shlex.quote(str(runner.db_path))}"
+        default = locate(None)
+    except StorageError:
+        default = None
+    here = runner.location
+    if here.path is not None:
+        try:
+            same = default is not None and default.path is not None and here.path.resolve() == default.path.resolve()
+        except OSError:
+            same = False
+    else:
+        same = here == default
+    return "" if same else f" --db {shlex.quote(here.shown)}"
 
 
 def resume_command(runner: Runner, run_id: str, answer: str | None = None) -> str:

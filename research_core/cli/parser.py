@@ -14,6 +14,7 @@ from research_core.cli.options import NumberOption, OneLineParser, field_option
 from research_core.configuration import TEMPLATES, LLMSettings, RunConfig
 from research_core.gates import GATE_KINDS
 from research_core.search.registry import known_backends
+from research_core.storage.location import db_option
 
 ANSWER_HELP = (
     "the answer to the run's open gate. Plan review: approve | cancel | PLAN.json (an edited plan from "
@@ -39,7 +40,12 @@ NUMBER_OPTIONS = (LLM_TIMEOUT, MAX_COST, MAX_ITERATIONS, PARALLEL, PRIORITY, LIM
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     """The options every command takes: the database, the LLM, search backends and the main limits."""
     g = parser.add_argument_group("common options")
-    g.add_argument("--db", type=Path, default=None, help="SQLite database (default: ./data/arbor.db or $ARBOR_DB)")
+    g.add_argument(
+        "--db",
+        type=db_option,
+        default=None,
+        help="SQLite file or postgresql:// URL (default: $ARBOR_DATABASE_URL, else $ARBOR_DB, else ./data/arbor.db)",
+    )
     g.add_argument("--llm", choices=["local", "openai"], default=None, help="embedded local model or OpenAI-compatible")
     g.add_argument("--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
     g.add_argument("--llm-model", default=None, help="working model (plan, extract, branch synthesis)")

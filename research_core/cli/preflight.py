@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from typing import Any
 
 from research_core.cli.errors import CliError
 from research_core.cli.files import MissingDatabaseError, OutputPathError, check_output_path, require_database
 from research_core.cli.output import report_progress
 from research_core.configuration import RunConfig
-from research_core.db import default_db_path
+from research_core.storage.location import PATH_VARIABLE, StorageError, StoreLocation, locate
 
 # The output options of each command, checked before the command does any work.
 OUTPUT_OPTIONS = {
@@ -27,19 +26,29 @@ NEEDS_DATABASE = {"runs", "show", "export", "resume", "rerun", "delete", "cache"
 LIBRARY_NEEDS_DATABASE = {"search", "list", "remove"}
 
 
-def _db_path(args: argparse.Namespace) -> Path:
-    return args.db if args.db is not None else default_db_path()
+def command_location(args: argparse.Namespace) -> StoreLocation:
+    """The database of a command: `--db`, else the environment's; a bad `ARBOR_DATABASE_URL` is one CliError line."""
+    try:
+        return locate(args.db)
+    except StorageError as exc:
+        raise CliError(exc.user_message) from None
 
 
 def check_files(args: argparse.Namespace) -> None:
-    """Before any work: the database a reading command needs exists; no output path is the database."""
-    db = _db_path(args)
+    """Before any work: the SQLite file a reading command needs exists; no output path is that file.
+
+    A PostgreSQL database is not checked here: it is the server's, and opening it says if it cannot be reached.
+    """
+    location = command_location(args)
+    if location.path is None:
+        return
+    db = location.path
     reading = args.command in NEEDS_DATABASE or (args.command == "compare" and args.runs)
     if args.command == "library":
         reading = args.library_command in LIBRARY_NEEDS_DATABASE
     if reading:
         try:
-            require_database(db, default=args.db is None and "ARBOR_DB" not in os.environ)
+            require_database(db, default=args.db is None and PATH_VARIABLE not in os.environ)
         except MissingDatabaseError as exc:
             raise CliError(str(exc)) from None
     for name in OUTPUT_OPTIONS.get(args.command, ()):

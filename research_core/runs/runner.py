@@ -20,7 +20,7 @@ from typing import Any
 from langgraph.types import Command
 
 from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
-from research_core.db import default_db_path, open_checkpointer
+from research_core.db import open_checkpointer
 from research_core.gates import GateAnswer, plain_answer
 from research_core.graph import build_graph
 from research_core.llm.client import LLMClient
@@ -42,6 +42,7 @@ from research_core.schemas import Plan
 from research_core.search.base import SearchBackend
 from research_core.services import Services
 from research_core.sources.cache import PageCache
+from research_core.storage.location import StoreLocation, locate
 
 RECURSION_LIMIT = 10_000
 # Threads LangGraph may use for the steps of one superstep. Its default pool has
@@ -52,11 +53,11 @@ FINISHED = ("completed", "completed_with_fallback")
 
 
 class Runner:
-    """Starts and drives research runs against one SQLite database."""
+    """Starts and drives runs against one database: `db_path`, a SQLite path or a PostgreSQL URL (None: from env)."""
 
     def __init__(
         self,
-        db_path: Path | str | None = None,
+        db_path: StoreLocation | Path | str | None = None,
         *,
         llm_settings: LLMSettings | None = None,
         api_key: str | None = None,
@@ -64,13 +65,14 @@ class Runner:
         backends: list[SearchBackend] | None = None,
         progress: Callable[[str], None] | None = None,
     ):
-        self.db_path = Path(db_path) if db_path is not None else default_db_path()
+        self.location = locate(db_path)
+        self.db_path = self.location.path  # None on PostgreSQL
         self.llm_settings = llm_settings or LLMSettings.from_env()
         self._api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.pricing = dict(pricing if pricing is not None else DEFAULT_PRICING)
         self._backends = backends
         self.progress = progress
-        self.store = RunStore(self.db_path)
+        self.store = RunStore(self.location)
         self._llm: LLMClient | None = None
         self._page_cache: PageCache | None = None
         self._runs = RunThreads()
@@ -116,14 +118,14 @@ class Runner:
             return list(self._backends)
         from research_core.search.registry import build_backends
 
-        return build_backends(config.search_backends, self.db_path, searxng_url=config.searxng_url)
+        return build_backends(config.search_backends, self.location, searxng_url=config.searxng_url)
 
     @property
     def page_cache(self) -> PageCache:
         """The page cache in this runner's database (read pages by URL, shared by all its runs)."""
         with self._lock:
             if self._page_cache is None:
-                self._page_cache = PageCache(self.db_path)
+                self._page_cache = PageCache(self.location)
             return self._page_cache
 
     def _services(self, run_id: str, config: RunConfig) -> Services:
@@ -211,7 +213,7 @@ class Runner:
 
     def _resume(self, run_id: str, answer: Any, *, claimed: bool) -> RunSnapshot:
         record = self._record(run_id)
-        with open_checkpointer(self.db_path) as saver:
+        with open_checkpointer(self.location) as saver:
             state = build_graph(saver).get_state(self._config(run_id))
         if not state.values and not state.next:
             return self._drive(run_id, self._initial_input(run_id), claimed=claimed)
@@ -248,7 +250,7 @@ class Runner:
         record = self._record(run_id)
         if record.status not in FINISHED:
             raise RunError(f"Run {run_id} is {record.status}; only a finished run can re-run a branch.")
-        with open_checkpointer(self.db_path) as saver:
+        with open_checkpointer(self.location) as saver:
             old = build_graph(saver).get_state(self._config(run_id)).values
         try:
             values = rerun_state(old, branch_id, question_text=question_text, priority=priority)
@@ -258,7 +260,7 @@ class Runner:
         values["config"] = config.model_dump()
         new_id = self.create_run(record.question, config, run_id=None, parent_run_id=run_id)
         values["run_id"] = new_id
-        with open_checkpointer(self.db_path) as saver:
+        with open_checkpointer(self.location) as saver:
             build_graph(saver).update_state(self._config(new_id), values, as_node="allocate_budget")
         return new_id
 
@@ -291,7 +293,7 @@ class Runner:
             )
         error: str | None = None
         interrupted: KeyboardInterrupt | None = None
-        with open_checkpointer(self.db_path) as saver:
+        with open_checkpointer(self.location) as saver:
             graph = build_graph(saver)
             cfg = self._config(run_id)
             try:
@@ -355,7 +357,7 @@ class Runner:
     def snapshot(self, run_id: str) -> RunSnapshot:
         """The run's current state from its checkpoint and record."""
         record = self._record(run_id)
-        with open_checkpointer(self.db_path) as saver:
+        with open_checkpointer(self.location) as saver:
             state, values = live_state(build_graph(saver), self._config(run_id))
         active = self.is_active(run_id)
         owner_is_alive = owner_alive(record.owner_pid, record.owner_token)

@@ -1,9 +1,11 @@
 """The runs table: one record per run, read back as typed records (`research_core.runs.records`).
 
-It lives in the installation's one SQLite file (`research_core.db`) next to the checkpoints. A
-record carries what History, Compare and the CLI need without replaying a graph; a run's
+It lives in the installation's database next to the checkpoints: the SQLite file, or PostgreSQL
+(`research_core.storage`); one table definition (`runs.table`) and one set of statements serve
+both. A record carries what History, Compare and the CLI need without replaying a graph; a run's
 ownership (which process drives it) is claimed and released here in one transaction each, so two
-processes never drive or delete the same run at once.
+processes never drive or delete the same run at once: the row is read with the write lock held
+(`BEGIN IMMEDIATE` on SQLite, `SELECT ... FOR UPDATE` on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -11,21 +13,27 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
 from pydantic import ValidationError
+from sqlalchemy import Connection, column, delete, func, insert, select, table, update
+from sqlalchemy.exc import OperationalError
 
-from research_core.db import connect
 from research_core.runs.records import RunRecord, RunResult, RunSummary, RunTotals
 from research_core.runs.rows import STORED
+from research_core.runs.table import checkpoint_tables, create_or_upgrade, insertion_order, runs
 from research_core.schemas import utc_now
+from research_core.storage.engines import engine_for, release, unreachable
+from research_core.storage.location import StoreLocation, locate
+from research_core.storage.schema import schema_change
 
 logger = logging.getLogger(__name__)
+
+Row = Mapping[str, Any]
 
 
 class RunOwnedElsewhere(Exception):
@@ -34,27 +42,6 @@ class RunOwnedElsewhere(Exception):
     def __init__(self, pid: int):
         super().__init__(f"run driven by process {pid}")
         self.pid = pid
-
-
-RUN_COLUMNS = {
-    "id": str,
-    "question": str,
-    "mode": str,
-    "status": str,
-    "template": str,
-    "created_at": str,
-    "updated_at": str,
-    "config_json": str,
-    "plan_json": str,
-    "totals_json": str,
-    "result_json": str,
-    "error": str,
-    "parent_run_id": str,
-    "owner_pid": int,
-    "owner_token": str,
-    "llm_json": str,
-    "active_s": float,
-}
 
 
 # The columns of a run summary (History, `runs`) and of a whole record (everything but the result).
@@ -72,14 +59,8 @@ SUMMARY_COLUMNS = (
     "owner_pid",
     "owner_token",
 )
-RECORD_COLUMNS = (
-    *SUMMARY_COLUMNS,
-    "config_json",
-    "plan_json",
-    "llm_json",
-    "active_s",
-    "result_json is not null as has_result",
-)
+RECORD_COLUMNS = (*SUMMARY_COLUMNS, "config_json", "plan_json", "llm_json", "active_s")
+OWNER_COLUMNS = (runs.c.status, runs.c.owner_pid, runs.c.owner_token)
 
 
 def read_totals(run_id: str, raw: str | None) -> RunTotals | None:
@@ -103,7 +84,7 @@ def read_llm_settings(run_id: str, raw: str | None) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def summary_from_row(row: sqlite3.Row) -> RunSummary:
+def summary_from_row(row: Row) -> RunSummary:
     """A RunSummary from a row of the runs table (SUMMARY_COLUMNS)."""
     return RunSummary(
         id=row["id"],
@@ -121,8 +102,8 @@ def summary_from_row(row: sqlite3.Row) -> RunSummary:
     )
 
 
-def record_from_row(row: sqlite3.Row) -> RunRecord:
-    """A RunRecord from a row of the runs table (RECORD_COLUMNS); the config and plan are JSON it wrote."""
+def record_from_row(row: Row) -> RunRecord:
+    """A RunRecord from a row of the runs table (RECORD_COLUMNS and `has_result`); config and plan are its JSON."""
     summary = summary_from_row(row)
     return RunRecord(
         **{field.name: getattr(summary, field.name) for field in dataclasses.fields(RunSummary)},
@@ -135,36 +116,36 @@ def record_from_row(row: sqlite3.Row) -> RunRecord:
 
 
 class RunStore:
-    """The runs table: what History and Compare need without replaying a graph."""
+    """The runs table: what History and Compare need without replaying a graph.
 
-    def __init__(self, db_path: Path | str):
-        self.db_path = Path(db_path)
+    `db` is a SQLite path, a PostgreSQL URL or a `StoreLocation`; None means the environment's
+    (`storage.location.locate`). A database that cannot be opened raises `StorageError`.
+    """
+
+    def __init__(self, db: StoreLocation | Path | str | None):
+        self.location = locate(db)
+        self.db_path = self.location.path
         self._lock = threading.Lock()
-        self._conn = connect(self.db_path)
-        self._db = sqlite_utils.Database(self._conn)
-        with self._lock:
-            table = self._db["runs"]
-            if not table.exists():
-                table.create(RUN_COLUMNS, pk="id")
-                table.create_index(["created_at"])
-            else:
-                self._add_missing_columns()
-
-    def _add_missing_columns(self) -> None:
-        """Bring a database written by an older Arbor up to RUN_COLUMNS (old rows get NULL)."""
-        existing = set(self._db["runs"].columns_dict)
-        for name, kind in RUN_COLUMNS.items():
-            if name in existing:
-                continue
-            try:
-                self._db["runs"].add_column(name, kind)
-            except sqlite3.OperationalError as exc:  # another process added it first
-                if "duplicate column" not in str(exc).lower():
-                    raise
+        self._engine = engine_for(self.location, single=True)
+        try:
+            with self._lock, schema_change(self._engine) as conn:
+                create_or_upgrade(conn)
+        except OperationalError as exc:
+            release(self.location, self._engine)
+            raise unreachable(self.location, exc) from None
+        self._order = insertion_order(self._engine.dialect.name)
 
     def close(self) -> None:
-        """Close the connection."""
-        self._conn.close()
+        """Let go of the database (a shared PostgreSQL pool stays open for the process's other stores)."""
+        release(self.location, self._engine)
+
+    @contextmanager
+    def _transaction(self, *, immediate: bool = False) -> Iterator[Connection]:
+        with self._lock, self._engine.connect() as conn:
+            if immediate:
+                conn = conn.execution_options(immediate=True)
+            with conn.begin():
+                yield conn
 
     def create(
         self,
@@ -176,29 +157,34 @@ class RunStore:
     ) -> None:
         """Record a new run; `llm` holds the LLM settings it runs with (never an API key)."""
         now = utc_now()
-        with self._lock, self._conn:
-            self._db["runs"].insert(
-                {
-                    "id": run_id,
-                    "question": question,
-                    "mode": config.get("mode", "auto"),
-                    "status": "created",
-                    "template": config.get("template", ""),
-                    "created_at": now,
-                    "updated_at": now,
-                    "config_json": json.dumps(config),
-                    "parent_run_id": parent_run_id,
-                    "llm_json": json.dumps(llm) if llm is not None else None,
-                    "active_s": 0.0,
-                }
+        with self._transaction() as conn:
+            conn.execute(
+                insert(runs).values(
+                    id=run_id,
+                    question=question,
+                    mode=config.get("mode", "auto"),
+                    status="created",
+                    template=config.get("template", ""),
+                    created_at=now,
+                    updated_at=now,
+                    config_json=json.dumps(config),
+                    parent_run_id=parent_run_id,
+                    llm_json=json.dumps(llm) if llm is not None else None,
+                    active_s=0.0,
+                )
             )
 
     def update(self, run_id: str, **fields: Any) -> None:
         """Update some columns of a run; dict values are stored as JSON."""
         values = {k: (json.dumps(v) if isinstance(v, dict | list) else v) for k, v in fields.items()}
         values["updated_at"] = utc_now()
-        with self._lock, self._conn:
-            self._db["runs"].update(run_id, values)
+        with self._transaction() as conn:
+            conn.execute(update(runs).where(runs.c.id == run_id).values(**values))
+
+    def _owner_row(self, conn: Connection, run_id: str) -> Row | None:
+        """The run's status and owner, locked until the transaction ends (SQLite: by BEGIN IMMEDIATE)."""
+        query = select(*OWNER_COLUMNS).where(runs.c.id == run_id).with_for_update()
+        return conn.execute(query).mappings().first()
 
     def claim(
         self, run_id: str, owner_pid: int, owner_token: str, owner_alive: Callable[[int | None, str | None], bool]
@@ -206,58 +192,45 @@ class RunStore:
         """Mark the run as being driven by this owner, atomically across processes.
 
         Returns the pid of another live owner already driving it (nothing is changed then), or
-        None once the run is claimed. The check and the write share one IMMEDIATE transaction,
-        so two processes can never both claim a run.
+        None once the run is claimed. The check and the write share one transaction holding the
+        row's write lock, so two processes can never both claim a run.
         """
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._conn.execute(
-                    "select status, owner_pid, owner_token from runs where id = ?", [run_id]
-                ).fetchone()
-                if (
-                    row is not None
-                    and row[0] == "running"
-                    and (row[1], row[2]) != (owner_pid, owner_token)
-                    and owner_alive(row[1], row[2])
-                ):
-                    self._conn.execute("ROLLBACK")
-                    return int(row[1])
-                self._conn.execute(
-                    "update runs set status = 'running', error = null, owner_pid = ?, owner_token = ?, "
-                    "updated_at = ? where id = ?",
-                    [owner_pid, owner_token, utc_now(), run_id],
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+        with self._transaction(immediate=True) as conn:
+            row = self._owner_row(conn, run_id)
+            if (
+                row is not None
+                and row["status"] == "running"
+                and (row["owner_pid"], row["owner_token"]) != (owner_pid, owner_token)
+                and owner_alive(row["owner_pid"], row["owner_token"])
+            ):
+                return int(row["owner_pid"])
+            owner = {"owner_pid": owner_pid, "owner_token": owner_token}
+            claimed = {"status": "running", "error": None, **owner, "updated_at": utc_now()}
+            conn.execute(update(runs).where(runs.c.id == run_id).values(**claimed))
         return None
 
     def add_active_seconds(self, run_id: str, seconds: float) -> float:
         """Add one drive's duration to the run's research time; returns the new total."""
-        with self._lock, self._conn:
-            self._conn.execute(
-                "update runs set active_s = coalesce(active_s, 0) + ?, updated_at = ? where id = ?",
-                [max(0.0, float(seconds)), utc_now(), run_id],
-            )
-            row = self._conn.execute("select active_s from runs where id = ?", [run_id]).fetchone()
-        return float(row[0] or 0.0) if row else 0.0
+        added = func.coalesce(runs.c.active_s, 0) + max(0.0, float(seconds))
+        with self._transaction() as conn:
+            conn.execute(update(runs).where(runs.c.id == run_id).values(active_s=added, updated_at=utc_now()))
+            total = conn.execute(select(runs.c.active_s).where(runs.c.id == run_id)).scalar()
+        return float(total or 0.0)
 
     def get(self, run_id: str) -> RunRecord | None:
         """The run's record, or None when there is no such run."""
-        row = self._select_one(f"select {', '.join(RECORD_COLUMNS)} from runs where id = ?", [run_id])
+        columns = [runs.c[name] for name in RECORD_COLUMNS]
+        query = select(*columns, runs.c.result_json.is_not(None).label("has_result")).where(runs.c.id == run_id)
+        with self._transaction() as conn:
+            row = conn.execute(query).mappings().first()
         return None if row is None else record_from_row(row)
 
     def list(self, limit: int = 500) -> list[RunSummary]:
         """Runs, newest first, as summaries (no config, plan or result)."""
-        with self._lock:
-            cursor = self._conn.cursor()
-            cursor.row_factory = sqlite3.Row
-            rows = cursor.execute(
-                f"select {', '.join(SUMMARY_COLUMNS)} from runs order by created_at desc, rowid desc limit ?", [limit]
-            ).fetchall()
+        columns = [runs.c[name] for name in SUMMARY_COLUMNS]
+        query = select(*columns).order_by(runs.c.created_at.desc(), self._order.desc()).limit(limit)
+        with self._transaction() as conn:
+            rows = conn.execute(query).mappings().all()
         return [summary_from_row(row) for row in rows]
 
     def result(self, run_id: str) -> RunResult | None:
@@ -267,41 +240,29 @@ class RunStore:
         Raises pydantic's ValidationError when the stored result is damaged or from an
         incompatible version, so the page showing it can say so.
         """
-        row = self._select_one("select result_json from runs where id = ?", [run_id])
-        if row is None or not row["result_json"]:
+        with self._transaction() as conn:
+            raw = conn.execute(select(runs.c.result_json).where(runs.c.id == run_id)).scalar()
+        if not raw:
             return None
-        return RunResult.model_validate_json(row["result_json"], context=STORED)
-
-    def _select_one(self, sql: str, params: list[Any]) -> sqlite3.Row | None:
-        with self._lock:
-            cursor = self._conn.cursor()
-            cursor.row_factory = sqlite3.Row
-            return cursor.execute(sql, params).fetchone()
+        return RunResult.model_validate_json(raw, context=STORED)
 
     def delete(self, run_id: str, owner_alive: Callable[[int | None, str | None], bool] | None = None) -> bool:
         """Delete a run record with its checkpoints and writes, in one transaction. True if it existed.
 
         With `owner_alive`, a run marked running by a live owner is not touched: `RunOwnedElsewhere`
-        is raised. The check and the deletion share one IMMEDIATE transaction, like `claim`.
+        is raised. The check and the deletion share one transaction holding the row's write lock, like `claim`.
         """
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                row = self._conn.execute(
-                    "select status, owner_pid, owner_token from runs where id = ?", [run_id]
-                ).fetchone()
-                if row is not None and owner_alive is not None and row[0] == "running" and owner_alive(row[1], row[2]):
-                    raise RunOwnedElsewhere(int(row[1]))
-                self._conn.execute("delete from runs where id = ?", [run_id])
-                for table in ("checkpoints", "writes"):
-                    exists = self._conn.execute(
-                        "select 1 from sqlite_master where type='table' and name=?", [table]
-                    ).fetchone()
-                    if exists:
-                        self._conn.execute(f"delete from {table} where thread_id = ?", [run_id])
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+        with self._transaction(immediate=True) as conn:
+            row = self._owner_row(conn, run_id)
+            if (
+                row is not None
+                and owner_alive is not None
+                and row["status"] == "running"
+                and owner_alive(row["owner_pid"], row["owner_token"])
+            ):
+                raise RunOwnedElsewhere(int(row["owner_pid"]))
+            conn.execute(delete(runs).where(runs.c.id == run_id))
+            for name in checkpoint_tables(conn):
+                checkpoints = table(name, column("thread_id"))
+                conn.execute(delete(checkpoints).where(checkpoints.c.thread_id == run_id))
         return row is not None

@@ -13,6 +13,7 @@ from research_core.search.library import DocumentLibrary
 from research_core.search.searxng import ENV_URL as SEARXNG_ENV_URL
 from research_core.search.searxng import SearxngSearch
 from research_core.search.web import SearchTimeoutError, WebSearch
+from research_core.storage.location import StoreLocation
 
 logger = logging.getLogger(__name__)
 
@@ -61,13 +62,16 @@ def searxng_url_from(explicit: str | None) -> str | None:
     return os.environ.get(SEARXNG_ENV_URL, "").strip() or None
 
 
-def build_backends(names: list[str], db_path: Path | str, *, searxng_url: str | None = None) -> list[SearchBackend]:
+def build_backends(
+    names: list[str], db_path: StoreLocation | Path | str, *, searxng_url: str | None = None
+) -> list[SearchBackend]:
     """Build the named backends, in order, once each ("ddg" and "web" are the same backend).
 
     Raises UnknownBackendError (a ValueError) for an unknown name; the library lives in the
-    SQLite file `db_path`; SearXNG is at `searxng_url`, else at $ARBOR_SEARXNG_URL (without
-    either it is built anyway and reports itself unreachable, naming where to set the URL), with
-    the credentials this process holds for that URL (`research_core.net.credentials`).
+    database `db_path` (a path, a URL or a `StoreLocation`); SearXNG is at `searxng_url`, else
+    at $ARBOR_SEARXNG_URL (without either it is built anyway and reports itself unreachable,
+    naming where to set the URL), with the credentials this process holds for that URL
+    (`research_core.net.credentials`).
     """
     backends: list[SearchBackend] = []
     built: set[str] = set()

@@ -1,5 +1,8 @@
 """The page cache: each page's extracted text, or why it could not be read, by URL in the run database.
 
+The run database is the SQLite file or PostgreSQL (`research_core.storage`); the tables are
+defined once for both (`sources.cache_table`).
+
 A resumed run, a branch re-run or a later run that meets the same URL reads it from here instead
 of fetching it again. The rules:
 - Failures that would repeat (a 404, a refused type, an oversized page, no text) are kept; passing
@@ -17,46 +20,28 @@ time (`claim`/`release`).
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pydantic import BaseModel
+from sqlalchemy import Connection, delete, func, select
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
-from research_core.db import connect
 from research_core.schemas import utc_now
+from research_core.sources.cache_table import COLUMNS, create_or_upgrade, page_runs, pages, upsert
+from research_core.storage.engines import engine_for, unreachable
+from research_core.storage.location import StoreLocation, locate
+from research_core.storage.schema import schema_change
 
 PAGE_CACHE_MAX_AGE_S = 7 * 24 * 3600
 TRANSIENT_TTL_S = 600.0
 # A clock may be a little ahead of the one that dated an entry; further ahead is a wrong date.
 CLOCK_SKEW_S = 300
-
-_SCHEMA = (
-    """
-CREATE TABLE IF NOT EXISTS page_cache (
-    url TEXT PRIMARY KEY,
-    ok INTEGER NOT NULL,
-    final_url TEXT NOT NULL DEFAULT '',
-    title TEXT NOT NULL DEFAULT '',
-    text TEXT NOT NULL DEFAULT '',
-    kind TEXT NOT NULL DEFAULT '',
-    reason TEXT NOT NULL DEFAULT '',
-    note TEXT NOT NULL DEFAULT '',
-    fetched_at TEXT NOT NULL,
-    private INTEGER NOT NULL DEFAULT 1
-)
-""",
-    "CREATE TABLE IF NOT EXISTS page_cache_runs (url TEXT NOT NULL, run_id TEXT NOT NULL, PRIMARY KEY (url, run_id))",
-    "CREATE INDEX IF NOT EXISTS page_cache_runs_by_run ON page_cache_runs (run_id)",
-)
-# Entries written before the address rule was recorded are treated as private: unknown origin.
-_ADD_PRIVATE = "ALTER TABLE page_cache ADD COLUMN private INTEGER NOT NULL DEFAULT 1"
-_COLUMNS = ("url", "ok", "final_url", "title", "text", "kind", "reason", "note", "fetched_at", "private")
 
 
 class CachedPage(BaseModel):
@@ -75,22 +60,29 @@ class CachedPage(BaseModel):
 
 
 class PageCache:
-    """Pages by URL in the SQLite file `db_path` (tables `page_cache`, `page_cache_runs`); in memory when None.
+    """Pages by URL in the database `db_path` (tables `page_cache`, `page_cache_runs`); in memory when None.
 
-    Thread-safe: every operation opens its own connection (WAL mode, busy timeout).
+    `db_path` is a SQLite path, a PostgreSQL URL or a `StoreLocation`. Thread-safe: every operation
+    takes its own connection (on SQLite a new one, WAL mode, busy timeout; on PostgreSQL one from
+    the process's pool).
     """
 
-    def __init__(self, db_path: Path | str | None, max_age_s: float = PAGE_CACHE_MAX_AGE_S):
-        self.db_path = Path(db_path) if db_path is not None else None
+    def __init__(self, db_path: StoreLocation | Path | str | None, max_age_s: float = PAGE_CACHE_MAX_AGE_S):
+        self.location = locate(db_path) if db_path is not None else None
+        self.db_path = self.location.path if self.location is not None else None
         self.max_age_s = max_age_s
         self.run_id: str | None = None
         self._memory: dict[str, CachedPage] = {}
         self._transient: dict[str, tuple[CachedPage, float]] = {}
         self._in_flight: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
-        if self.db_path is not None:
-            self._execute(*_SCHEMA)
-            self._add_private_column()
+        self._engine = engine_for(self.location) if self.location is not None else None
+        if self._engine is not None:
+            try:
+                with schema_change(self._engine) as conn:
+                    create_or_upgrade(conn)
+            except OperationalError as exc:
+                raise unreachable(self.location, exc) from None
             self.purge_stale()
 
     def for_run(self, run_id: str) -> PageCache:
@@ -125,15 +117,14 @@ class PageCache:
         page = page if page.fetched_at else page.model_copy(update={"fetched_at": utc_now()})
         with self._lock:
             self._transient.pop(page.url, None)
-        if self.db_path is None:
+        if self._engine is None:
             with self._lock:
                 self._memory[page.url] = page
             return
         values = page.model_dump()
         values["ok"], values["private"] = int(page.ok), int(page.private)
-        placeholders = ", ".join("?" for _ in _COLUMNS)
-        sql = f"INSERT OR REPLACE INTO page_cache ({', '.join(_COLUMNS)}) VALUES ({placeholders})"
-        self._execute((sql, [values[c] for c in _COLUMNS]))
+        with self._transaction() as conn:
+            upsert(conn, pages, [{c: values[c] for c in COLUMNS}], replace=True)
         self._record_use([page.url])
 
     def put_transient(self, page: CachedPage) -> None:
@@ -151,45 +142,46 @@ class PageCache:
             return found[0] if found else None
 
     def _stored(self, url: str) -> CachedPage | None:
-        if self.db_path is None:
+        if self._engine is None:
             with self._lock:
                 return self._memory.get(url)
-        conn = connect(self.db_path)
         try:
-            row = conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM page_cache WHERE url = ?", [url]).fetchone()
-        except sqlite3.Error:
+            with self._transaction() as conn:
+                row = conn.execute(select(pages).where(pages.c.url == url)).mappings().first()
+        except SQLAlchemyError:
             row = None
-        finally:
-            conn.close()
-        return CachedPage(**dict(zip(_COLUMNS, row, strict=True))) if row else None
+        return CachedPage(**row) if row else None
 
     # ---- housekeeping ---------------------------------------------------------------------------
 
     def purge_stale(self) -> int:
         """Delete the entries that are too old or dated in the future; how many went."""
-        if self.db_path is None:
+        if self._engine is None:
             with self._lock:
                 stale = [url for url, page in self._memory.items() if not self.fresh(page.fetched_at)]
                 for url in stale:
                     del self._memory[url]
             return len(stale)
-        rows = self._query("SELECT url, fetched_at FROM page_cache")
-        stale = [(url,) for url, fetched_at in rows if not self.fresh(fetched_at)]
-        self._execute_many("DELETE FROM page_cache WHERE url = ?", stale)
-        self._execute_many("DELETE FROM page_cache_runs WHERE url = ?", stale)
+        with self._transaction() as conn:
+            rows = conn.execute(select(pages.c.url, pages.c.fetched_at)).all()
+            stale = [url for url, fetched_at in rows if not self.fresh(fetched_at)]
+            if stale:
+                conn.execute(delete(pages).where(pages.c.url.in_(stale)))
+                conn.execute(delete(page_runs).where(page_runs.c.url.in_(stale)))
         return len(stale)
 
     def forget_runs(self, run_ids: Iterable[str]) -> int:
         """Forget that these runs used their pages, and delete the pages no other run used; how many went."""
-        ids = [(run_id,) for run_id in run_ids]
-        if self.db_path is None or not ids:
+        ids = list(run_ids)
+        if self._engine is None or not ids:
             return 0
-        marks = ", ".join("?" for _ in ids)
-        flat = [run_id for (run_id,) in ids]
-        used = self._query(f"SELECT DISTINCT url FROM page_cache_runs WHERE run_id IN ({marks})", flat)
-        self._execute((f"DELETE FROM page_cache_runs WHERE run_id IN ({marks})", flat))
-        orphans = [(url,) for (url,) in used if not self._query("SELECT 1 FROM page_cache_runs WHERE url = ?", [url])]
-        self._execute_many("DELETE FROM page_cache WHERE url = ?", orphans)
+        with self._transaction() as conn:
+            used = conn.execute(select(page_runs.c.url).where(page_runs.c.run_id.in_(ids)).distinct()).scalars().all()
+            conn.execute(delete(page_runs).where(page_runs.c.run_id.in_(ids)))
+            still_used = select(page_runs.c.url).where(page_runs.c.url.in_(used))
+            orphans = set(used) - set(conn.execute(still_used).scalars().all())
+            if orphans:
+                conn.execute(delete(pages).where(pages.c.url.in_(orphans)))
         return len(orphans)
 
     def clear(self) -> int:
@@ -198,18 +190,21 @@ class PageCache:
             count = len(self._memory)
             self._memory.clear()
             self._transient.clear()
-        if self.db_path is None:
+        if self._engine is None:
             return count
         count = self.count()
-        self._execute("DELETE FROM page_cache", "DELETE FROM page_cache_runs")
+        with self._transaction() as conn:
+            conn.execute(delete(pages))
+            conn.execute(delete(page_runs))
         return count
 
     def count(self) -> int:
         """How many pages are stored (fresh or not)."""
-        if self.db_path is None:
+        if self._engine is None:
             with self._lock:
                 return len(self._memory)
-        return int(self._query("SELECT count(*) FROM page_cache")[0][0])
+        with self._transaction() as conn:
+            return int(conn.execute(select(func.count()).select_from(pages)).scalar() or 0)
 
     # ---- claims ---------------------------------------------------------------------------------
 
@@ -236,41 +231,12 @@ class PageCache:
     # ---- the database ---------------------------------------------------------------------------
 
     def _record_use(self, urls: list[str]) -> None:
-        if self.db_path is not None and self.run_id is not None:
-            sql = "INSERT OR IGNORE INTO page_cache_runs (url, run_id) VALUES (?, ?)"
-            self._execute_many(sql, [(url, self.run_id) for url in urls])
+        if self._engine is not None and self.run_id is not None:
+            with self._transaction() as conn:
+                upsert(conn, page_runs, [{"url": url, "run_id": self.run_id} for url in urls], replace=False)
 
-    def _add_private_column(self) -> None:
-        columns = {row[1] for row in self._query("PRAGMA table_info(page_cache)")}
-        if "private" not in columns:
-            with contextlib.suppress(sqlite3.OperationalError):  # another process added it first
-                self._execute(_ADD_PRIVATE)
-
-    def _query(self, sql: str, params: list | None = None) -> list[tuple]:
-        assert self.db_path is not None
-        conn = connect(self.db_path)
-        try:
-            return conn.execute(sql, params or []).fetchall()
-        finally:
-            conn.close()
-
-    def _execute(self, *statements: str | tuple[str, list]) -> None:
-        assert self.db_path is not None
-        conn = connect(self.db_path)
-        try:
-            with conn:
-                for statement in statements:
-                    sql, params = statement if isinstance(statement, tuple) else (statement, [])
-                    conn.execute(sql, params)
-        finally:
-            conn.close()
-
-    def _execute_many(self, sql: str, rows: list[tuple]) -> None:
-        if self.db_path is None or not rows:
-            return
-        conn = connect(self.db_path)
-        try:
-            with conn:
-                conn.executemany(sql, rows)
-        finally:
-            conn.close()
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        assert self._engine is not None
+        with self._engine.begin() as conn:
+            yield conn

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 
 from research_core.cli.errors import EXIT_USAGE
-from research_core.db import default_db_path
 from research_core.sources.cache import PAGE_CACHE_MAX_AGE_S, PageCache
+from research_core.storage.location import locate
 
 
 def _pages(count: int) -> str:
@@ -19,7 +19,7 @@ def _pages(count: int) -> str:
 def info(cache: PageCache, args: argparse.Namespace) -> int:
     """Print how many pages the cache holds (stale ones were removed when it was opened)."""
     days = PAGE_CACHE_MAX_AGE_S // 86400
-    print(f"{_pages(cache.count())} in the page cache of {cache.db_path} (each kept {days} days)")
+    print(f"{_pages(cache.count())} in the page cache of {cache.location} (each kept {days} days)")
     return 0
 
 
@@ -34,6 +34,6 @@ SUBCOMMANDS = {"info": info, "clear": clear}
 
 def cache(args: argparse.Namespace) -> int:
     """Run one cache subcommand on the command's database."""
-    pages = PageCache(args.db or default_db_path())
+    pages = PageCache(locate(args.db))
     subcommand = SUBCOMMANDS.get(args.cache_command)
     return subcommand(pages, args) if subcommand is not None else EXIT_USAGE

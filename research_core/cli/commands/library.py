@@ -9,8 +9,8 @@ import argparse
 import sys
 
 from research_core.cli.errors import EXIT_USAGE, CliError
-from research_core.db import default_db_path
 from research_core.search.library import DocumentLibrary, LibraryError
+from research_core.storage.location import locate
 
 
 def add(lib: DocumentLibrary, args: argparse.Namespace) -> int:
@@ -58,6 +58,6 @@ SUBCOMMANDS = {"add": add, "search": search, "list": list_documents, "remove": r
 
 def library(args: argparse.Namespace) -> int:
     """Run one library subcommand on the command's database."""
-    lib = DocumentLibrary(args.db or default_db_path())
+    lib = DocumentLibrary(locate(args.db))
     subcommand = SUBCOMMANDS.get(args.library_command)
     return subcommand(lib, args) if subcommand is not None else EXIT_USAGE
