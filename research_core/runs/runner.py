@@ -3,7 +3,8 @@
 A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph
 until it finishes or pauses at a gate (plan review, step gate); `start_background` and
 `resume_background` do the same on a thread owned by the runner (`threads.RunThreads`), so a
-page rerun or a second browser tab never drives one run twice.
+page rerun or a second browser tab never drives one run twice. On PostgreSQL, `enqueue` records
+a run and leaves it to a `worker` process (`runs.queue`, `runs.worker`).
 """
 
 from __future__ import annotations
@@ -195,6 +196,19 @@ class Runner:
         )
         if plan_dict is not None:
             self.store.update(run_id, plan_json=plan_dict)
+        return run_id
+
+    def enqueue(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
+        """Record a new run and queue it for a `worker` (PostgreSQL only); returns the run id at once.
+
+        The run is validated and recorded as `create_run` does; on a SQLite store it is refused
+        before anything is recorded.
+        """
+        from research_core.runs.queue import enqueue_run, require_postgres
+
+        require_postgres(self.location)
+        run_id = self.create_run(question, config, plan)
+        enqueue_run(self.location, run_id)
         return run_id
 
     def _initial_input(self, run_id: str) -> dict[str, Any]:
