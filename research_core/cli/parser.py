@@ -102,28 +102,7 @@ def _add_research_commands(sub: Any) -> None:
     add_limit_options(p)
     add_common_options(p)
 
-    p = sub.add_parser("run", help="research a question")
-    p.add_argument("question")
-    p.add_argument(
-        "--mode",
-        choices=["auto", "flat", "hierarchical", "hypothesis"],
-        default=None,
-        help="auto: classify the question; hypothesis: propose, test and judge hypotheses",
-    )
-    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
-    p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
-    p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
-    p.add_argument("--step", action="store_true", help="pause after each branch")
-    p.add_argument("--language", default=None, help="language of the report (default: the question's)")
-    p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
-    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
-    p.add_argument(
-        "--detach",
-        action="store_true",
-        help="PostgreSQL store only: queue the run for a `worker` process and print its id at once",
-    )
-    add_limit_options(p)
-    add_common_options(p)
+    _add_run_command(sub)
 
     p = sub.add_parser(
         "resume",
@@ -153,6 +132,32 @@ def _add_research_commands(sub: Any) -> None:
     p.add_argument("--priority", type=PRIORITY.parse, default=None, help="0 to 1")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
+    add_common_options(p)
+
+
+def _add_run_command(sub: Any) -> None:
+    """run: research a question, here or (--detach) in a worker."""
+    p = sub.add_parser("run", help="research a question")
+    p.add_argument("question")
+    p.add_argument(
+        "--mode",
+        choices=["auto", "flat", "hierarchical", "hypothesis"],
+        default=None,
+        help="auto: classify the question; hypothesis: propose, test and judge hypotheses",
+    )
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
+    p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
+    p.add_argument("--step", action="store_true", help="pause after each branch")
+    p.add_argument("--language", default=None, help="language of the report (default: the question's)")
+    p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
+    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
+    p.add_argument(
+        "--detach",
+        action="store_true",
+        help="PostgreSQL store only: queue the run for a `worker` process and print its id at once",
+    )
+    add_limit_options(p)
     add_common_options(p)
 
 

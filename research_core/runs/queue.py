@@ -16,6 +16,7 @@ The rules:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from research_core.runs.errors import RunError
@@ -24,6 +25,9 @@ from research_core.storage.location import StoreLocation
 
 if TYPE_CHECKING:
     import procrastinate
+
+    from research_core.configuration import RunConfig
+    from research_core.schemas import Plan
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +73,20 @@ def queue_app(location: StoreLocation) -> procrastinate.App:
 
     conninfo = require_postgres(location).conninfo()
     return procrastinate.App(connector=procrastinate.PsycopgConnector(conninfo=conninfo))
+
+
+def enqueue_new_run(
+    location: StoreLocation,
+    create_run: Callable[[str, RunConfig, Plan | dict | None], str],
+    question: str,
+    config: RunConfig,
+    plan: Plan | dict | None = None,
+) -> str:
+    """Record a new run with `create_run` (a Runner's) and queue it; refused before recording on SQLite."""
+    require_postgres(location)
+    run_id = create_run(question, config, plan)
+    enqueue_run(location, run_id)
+    return run_id
 
 
 def enqueue_run(location: StoreLocation, run_id: str) -> int:
