@@ -19,6 +19,7 @@ from research_core.cli.commands.gates import gates
 from research_core.cli.commands.library import library
 from research_core.cli.commands.research import decompose, rerun, resume, run
 from research_core.cli.commands.runs import delete, export, list_runs, show
+from research_core.cli.commands.worker import worker
 from research_core.cli.config import command_config, make_runner, validation_line
 from research_core.cli.errors import EXIT_FAILED, EXIT_USAGE, CliError
 from research_core.cli.options import check_numbers
@@ -59,6 +60,8 @@ def run_command(args: argparse.Namespace) -> int:
         raise CliError(problem)
     if args.command == "gates":  # reads no database and needs no LLM
         return gates(args)
+    if args.command == "worker":  # each run brings its own LLM settings
+        return worker(args)
     check_files(args)
     if args.command == "library":
         return library(args)

@@ -40,6 +40,11 @@ def resume_command(runner: Runner, run_id: str, answer: str | None = None) -> st
     return f"python -m research_core resume {run_id}{db_flag(runner)}{tail}"
 
 
+def show_command(runner: Runner, run_id: str) -> str:
+    """The command that shows `run_id`'s status, naming the database if not the default."""
+    return f"python -m research_core show {run_id}{db_flag(runner)}"
+
+
 def write_file(path: Path, text: str | bytes, runner: Runner, option: str) -> None:
     """Write one output file atomically, never over the database; a problem is one CliError line."""
     try:

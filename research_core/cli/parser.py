@@ -34,7 +34,9 @@ MAX_ITERATIONS = field_option("--max-iterations", RunConfig, "max_iterations")
 PARALLEL = field_option("--parallel", RunConfig, "parallel")
 PRIORITY = NumberOption("--priority", "priority", float, {"ge": 0.0, "le": 1.0}, "priority")
 LIMIT = NumberOption("--limit", "limit", int, {"ge": 1})
-NUMBER_OPTIONS = (LLM_TIMEOUT, MAX_COST, MAX_ITERATIONS, PARALLEL, PRIORITY, LIMIT)
+CONCURRENCY = NumberOption("--concurrency", "concurrency", int, {"ge": 1, "le": 16})
+STALLED_AFTER = NumberOption("--stalled-after", "stalled_after", float, {"ge": 1.0, "le": 3600.0})
+NUMBER_OPTIONS = (LLM_TIMEOUT, MAX_COST, MAX_ITERATIONS, PARALLEL, PRIORITY, LIMIT, CONCURRENCY, STALLED_AFTER)
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -84,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_library_commands(sub)
     _add_cache_commands(sub)
     _add_gates_command(sub)
+    _add_worker_command(sub)
     return parser
 
 
@@ -99,23 +102,7 @@ def _add_research_commands(sub: Any) -> None:
     add_limit_options(p)
     add_common_options(p)
 
-    p = sub.add_parser("run", help="research a question")
-    p.add_argument("question")
-    p.add_argument(
-        "--mode",
-        choices=["auto", "flat", "hierarchical", "hypothesis"],
-        default=None,
-        help="auto: classify the question; hypothesis: propose, test and judge hypotheses",
-    )
-    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
-    p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
-    p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
-    p.add_argument("--step", action="store_true", help="pause after each branch")
-    p.add_argument("--language", default=None, help="language of the report (default: the question's)")
-    p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
-    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
-    add_limit_options(p)
-    add_common_options(p)
+    _add_run_command(sub)
 
     p = sub.add_parser(
         "resume",
@@ -145,6 +132,32 @@ def _add_research_commands(sub: Any) -> None:
     p.add_argument("--priority", type=PRIORITY.parse, default=None, help="0 to 1")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
+    add_common_options(p)
+
+
+def _add_run_command(sub: Any) -> None:
+    """run: research a question, here or (--detach) in a worker."""
+    p = sub.add_parser("run", help="research a question")
+    p.add_argument("question")
+    p.add_argument(
+        "--mode",
+        choices=["auto", "flat", "hierarchical", "hypothesis"],
+        default=None,
+        help="auto: classify the question; hypothesis: propose, test and judge hypotheses",
+    )
+    p.add_argument("--template", default="auto", choices=["auto", *TEMPLATES])
+    p.add_argument("--plan", type=Path, default=None, help="plan JSON (from decompose, possibly edited)")
+    p.add_argument("--auto", action="store_true", help="approve the plan and run to the end without pausing")
+    p.add_argument("--step", action="store_true", help="pause after each branch")
+    p.add_argument("--language", default=None, help="language of the report (default: the question's)")
+    p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
+    p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
+    p.add_argument(
+        "--detach",
+        action="store_true",
+        help="PostgreSQL store only: queue the run for a `worker` process and print its id at once",
+    )
+    add_limit_options(p)
     add_common_options(p)
 
 
@@ -211,3 +224,28 @@ def _add_gates_command(sub: Any) -> None:
     )
     p.add_argument("kind", nargs="?", choices=GATE_KINDS, default=None, help="one gate (default: all four)")
     p.add_argument("--schema", action="store_true", help="print the JSON schema of the typed answer")
+
+
+def _add_worker_command(sub: Any) -> None:
+    """worker: drive queued runs (a PostgreSQL store only)."""
+    p = sub.add_parser(
+        "worker",
+        help="take queued runs (run --detach) from a PostgreSQL store and research them",
+        description="Research the runs queued in a PostgreSQL store (run --detach), each with the LLM settings it "
+        "was started with, until SIGINT or SIGTERM (runs in progress finish first). A worker that stops answering "
+        "for --stalled-after seconds is taken for dead and its runs resume, from their checkpoints, on another.",
+    )
+    p.add_argument("--concurrency", type=CONCURRENCY.parse, default=1, help=f"runs at once ({CONCURRENCY.span})")
+    p.add_argument(
+        "--stalled-after",
+        type=STALLED_AFTER.parse,
+        default=30.0,
+        help=f"seconds without a heartbeat after which a worker is taken for dead ({STALLED_AFTER.span}; default 30)",
+    )
+    p.add_argument(
+        "--db",
+        type=db_option,
+        default=None,
+        help="postgresql:// URL (default: $ARBOR_DATABASE_URL)",
+    )
+    p.add_argument("-v", "--verbose", action="store_true", help="log what the worker and the engine do")

@@ -21,6 +21,7 @@ OUTPUT_OPTIONS = {
     "compare": ("json",),
     "export": ("out",),
 }
+DETACH_NEEDS_POSTGRES = "--detach needs a PostgreSQL store: set ARBOR_DATABASE_URL or pass --db postgresql://..."
 # Commands that only make sense on an existing database: refused, with nothing created, without one.
 NEEDS_DATABASE = {"runs", "show", "export", "resume", "rerun", "delete", "cache"}
 LIBRARY_NEEDS_DATABASE = {"search", "list", "remove"}
@@ -35,13 +36,15 @@ def command_location(args: argparse.Namespace) -> StoreLocation:
 
 
 def check_files(args: argparse.Namespace) -> None:
-    """Before any work: the SQLite file a reading command needs exists; no output path is that file.
+    """Before any work: the SQLite file a reading command needs exists; no output path is that file; no --detach.
 
     A PostgreSQL database is not checked here: it is the server's, and opening it says if it cannot be reached.
     """
     location = command_location(args)
     if location.path is None:
         return
+    if getattr(args, "detach", False):
+        raise CliError(DETACH_NEEDS_POSTGRES)
     db = location.path
     reading = args.command in NEEDS_DATABASE or (args.command == "compare" and args.runs)
     if args.command == "library":

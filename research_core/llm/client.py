@@ -329,3 +329,22 @@ def _json_schema(schema: type[BaseModel]) -> dict:
 def _short(exc: ValidationError) -> str:
     parts = [f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in exc.errors()[:3]]
     return "; ".join(parts)
+
+
+def client_for(
+    settings: LLMSettings,
+    *,
+    api_key: str | None,
+    pricing: Mapping[str, tuple[float, float]],
+    progress: Callable[[str], None] | None = None,
+) -> LLMClient:
+    """The LLM client for `settings`; the local provider without a base URL starts the embedded server on first use."""
+    provider = None
+    if settings.provider == "local" and not settings.base_url:
+
+        def provider() -> str:
+            from research_core.llm.local_model import get_shared_server
+
+            return get_shared_server(progress=progress).base_url
+
+    return LLMClient(settings, api_key=api_key, pricing=pricing, base_url_provider=provider)

@@ -3,7 +3,7 @@
 A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph
 until it finishes or pauses at a gate (plan review, step gate); `start_background` and
 `resume_background` do the same on a thread owned by the runner (`threads.RunThreads`), so a
-page rerun or a second browser tab never drives one run twice.
+page rerun or a second browser tab never drives one run twice; `enqueue` leaves a run to workers.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from research_core.configuration import DEFAULT_PRICING, LLMSettings, RunConfig
 from research_core.db import open_checkpointer
 from research_core.gates import GateAnswer, plain_answer
 from research_core.graph import build_graph
-from research_core.llm.client import LLMClient
+from research_core.llm.client import LLMClient, client_for
 from research_core.llm.model_settings import with_model_settings
 from research_core.planning.decompose import propose_plan
 from research_core.planning.plan import PlanError, validate_plan
@@ -86,17 +86,8 @@ class Runner:
         """The LLM client (the embedded server starts on the first call that needs it)."""
         with self._lock:
             if self._llm is None:
-                provider = None
-                if self.llm_settings.provider == "local" and not self.llm_settings.base_url:
-
-                    def provider() -> str:
-                        from research_core.llm.local_model import get_shared_server
-
-                        server = get_shared_server(progress=self.progress)
-                        return server.base_url
-
-                self._llm = LLMClient(
-                    self.llm_settings, api_key=self._api_key, pricing=self.pricing, base_url_provider=provider
+                self._llm = client_for(
+                    self.llm_settings, api_key=self._api_key, pricing=self.pricing, progress=self.progress
                 )
             return self._llm
 
@@ -196,6 +187,12 @@ class Runner:
         if plan_dict is not None:
             self.store.update(run_id, plan_json=plan_dict)
         return run_id
+
+    def enqueue(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
+        """Record a new run and queue it for a `worker` (PostgreSQL only); returns its id at once."""
+        from research_core.runs.queue import enqueue_new_run
+
+        return enqueue_new_run(self.location, self.create_run, question, config, plan)
 
     def _initial_input(self, run_id: str) -> dict[str, Any]:
         record = self._record(run_id)

@@ -8,7 +8,7 @@ import sys
 
 from research_core.cli.config import read_json, use_run_llm, warn_ignored_on_resume
 from research_core.cli.gates import read_answer
-from research_core.cli.output import report_progress, resume_command, write_file
+from research_core.cli.output import report_progress, resume_command, show_command, write_file
 from research_core.cli.preflight import check_plan
 from research_core.cli.results import print_outcome
 from research_core.configuration import RunConfig
@@ -41,10 +41,19 @@ def decompose(args: argparse.Namespace, runner: Runner, config: RunConfig | None
 
 
 def run(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
-    """Research a question (with a supplied --plan, checked before the run starts) until it ends or pauses."""
+    """Research a question (with a supplied --plan, checked before the run starts) until it ends or pauses.
+
+    With --detach (PostgreSQL only: refused by `check_files` on SQLite) the run is queued for a
+    `worker`, and its id printed on stdout at once.
+    """
     plan = read_json(args.plan) if args.plan else None
     if plan is not None and config is not None:
         check_plan(plan, args.question, config)  # refused, or its budget said, before the run starts
+    if args.detach:
+        run_id = runner.enqueue(args.question, config, plan=plan)
+        report_progress(f"run id {run_id} queued for a worker; follow it with: {show_command(runner, run_id)}")
+        print(run_id)
+        return 0
     snap = runner.start(args.question, config, plan=plan, on_created=lambda run_id: _announce(args, runner, run_id))
     return print_outcome(runner, snap, args.out, args.json)
 
