@@ -21,14 +21,14 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from research_core.state import CHECKPOINTED_RECORDS
+from research_core.storage.location import DEFAULT_DB, PATH_VARIABLE
 
-DEFAULT_DB = Path("data") / "arbor.db"
 BUSY_TIMEOUT_MS = 30_000
 
 
 def default_db_path() -> Path:
     """`$ARBOR_DB` if set, else ./data/arbor.db: the SQLite file (`ARBOR_DATABASE_URL` names PostgreSQL instead)."""
-    return Path(os.environ.get("ARBOR_DB", DEFAULT_DB))
+    return Path(os.environ.get(PATH_VARIABLE, DEFAULT_DB))
 
 
 def connect(db_path: Path | str) -> sqlite3.Connection:
