@@ -9,11 +9,12 @@ import json
 
 import pytest
 
-from research_core.research.engine_picks import ENGINE_PICK_BAR, engine_picks, without_names
+from research_core.research.engine_picks import ENGINE_PICK_BAR, engine_picks
 from research_core.research.quotes import NumberedSentence
 from research_core.schemas import ExtractedFinding
 from research_core.search.library import DocumentLibrary
 from research_core.text import embedding
+from research_core.text.names import without_names
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from research_core.research.engine_picks import without_names
 from research_core.research.far_quotes import FAR_BAR, far_quotes
 from research_core.search.library import DocumentLibrary
 from research_core.text import embedding
+from research_core.text.names import without_names
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 

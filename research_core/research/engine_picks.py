@@ -15,13 +15,13 @@ did not choose it. Without the embedding model there are no engine picks.
 from __future__ import annotations
 
 import logging
-import re
 
 from research_core.planning.question_shape import subjects
 from research_core.research.quotes import NumberedSentence
 from research_core.schemas import ExtractedFinding
 from research_core.text import embedding
 from research_core.text.anaphora import leans_back
+from research_core.text.names import without_names
 
 logger = logging.getLogger(__name__)
 
@@ -31,13 +31,6 @@ ENGINE_PICK_BAR = 0.5
 MAX_ENGINE_PICKS = 2
 ENGINE_PICK_CONFIDENCE = 0.5
 MIN_PICK_WORDS = 8  # shorter sentences are headings, labels or fragments more often than facts
-
-
-def without_names(text: str, names: list[str]) -> str:
-    """`text` with the names (and their possessives) taken out, so that similarity is about the topic."""
-    for name in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", " ", text, flags=re.IGNORECASE)
-    return " ".join(text.split())
 
 
 def engine_picks(

@@ -8,10 +8,10 @@ window functions through Nagios. Against the user's question ("What are window f
 PostgreSQL support them, and does SQLite support the same OVER clause?") it scores 0.05.
 
 The rule: a quote is refused when its cosine (`text.embedding`, the questions' names left out of
-both sides, as in `research.engine_picks`) with the main question is below `FAR_BAR`. A branch
-whose own question is far from the main one (below `OWN_TOPIC_BAR`: a topic the user added) also
-counts its own question: a quote close to either is kept. Without the model, or for a question
-not in English (the model reads English), nothing is refused.
+both sides by `text.names.without_names`, as in `research.engine_picks`) with the main question
+is below `FAR_BAR`. A branch whose own question is far from the main one (below `OWN_TOPIC_BAR`:
+a topic the user added) also counts its own question: a quote close to either is kept. Without
+the model, or for a question not in English (the model reads English), nothing is refused.
 
 The bar is set low on purpose: over the 314 findings of three recorded benchmark rounds, only the
 Nagios quote scored below 0.2 against the main question (the closest others: a table row of
@@ -24,8 +24,8 @@ from __future__ import annotations
 import logging
 
 from research_core.planning.question_shape import subjects
-from research_core.research.engine_picks import without_names
 from research_core.text import embedding
+from research_core.text.names import without_names
 from research_core.text.words import looks_english
 
 logger = logging.getLogger(__name__)

@@ -20,3 +20,10 @@ def named_in(text: str, names: Iterable[str]) -> list[str]:
 def mentions(text: str, names: Iterable[str]) -> list[tuple[int, str]]:
     """Where `text` mentions each of the names: (offset, lower-cased name), in the order they stand."""
     return sorted((m.start(), n.lower()) for n in names for m in _name_pattern(n).finditer(text))
+
+
+def without_names(text: str, names: Iterable[str]) -> str:
+    """`text` with the names (and their possessives) taken out, so that similarity is about the topic."""
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
