@@ -139,8 +139,9 @@ def test_the_overall_deadline_ends_reading(web: LocalWeb) -> None:
     results = fetch_pages(PageFetcher(FetchPolicy(allow_private=True)), [web.url("stuck.html")], deadline_s=0.5)
     assert time.monotonic() - started < 1.5
     page, keep = results[web.url("stuck.html")]
-    assert (page.reason, page.note) == ("timeout", "not read within 0.5 s")
-    assert not keep
+    # Whichever ends first, the fetch's own deadline or the wait for it, the page is a timeout.
+    assert page.reason == "timeout"
+    assert not page.ok and not keep
 
 
 def test_branch_counts_add_up() -> None:
