@@ -73,7 +73,8 @@ def test_synthesis_reservation_is_free_for_local_models_and_priced_otherwise():
     [
         (1, 4, [0.5, 0.5, 0.5], False, "continue"),  # 3 findings but minimum (2) not met
         (2, 4, [0.5, 0.5, 0.5], True, "enough findings"),
-        (1, 4, [0.8, 0.7], True, "high confidence"),  # quality stops even before the minimum
+        (1, 4, [0.8, 0.7], False, "continue"),  # the model's confidence does not waive the minimum
+        (2, 4, [0.8, 0.7], True, "high confidence"),
         (1, 4, [0.9], False, "continue"),  # one finding is not enough for the quality rule
         (4, 4, [], True, "budget spent"),
         (3, 4, [0.4, 0.5], False, "continue"),

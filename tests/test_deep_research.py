@@ -30,7 +30,10 @@ def superficial(body: dict) -> str:
 def test_drill_down_adds_children_to_depth_two_and_not_beyond(tmp_path):
     with serve(ScriptedLLM(script={"evaluate_depth": superficial})) as (url, script):
         runner = make_runner(tmp_path, url)
-        snap = runner.start(QUESTION, config(auto_approve=True, parallel=2, max_depth=2, adaptive_plan=False))
+        # room for three branches and four children at their two-step minimum each
+        snap = runner.start(
+            QUESTION, config(auto_approve=True, parallel=2, max_depth=2, adaptive_plan=False, max_iterations=30)
+        )
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     ids = [sq.id for sq in result.sub_questions]
@@ -249,7 +252,8 @@ def test_adequate_branches_drill_down_only_when_asked_to(tmp_path):
         with serve(ScriptedLLM(script={"evaluate_depth": adequate})) as (url, script):
             runner = make_runner(tmp_path / setting, url)
             snap = runner.start(
-                QUESTION, config(auto_approve=True, parallel=1, adaptive_plan=False, drill_down_on=setting)
+                QUESTION,
+                config(auto_approve=True, parallel=1, adaptive_plan=False, drill_down_on=setting, max_iterations=30),
             )
         assert snap.status == "completed", snap.error
         prompt = next(b for t, b in script.calls if t == "evaluate_depth")["messages"][0]["content"]

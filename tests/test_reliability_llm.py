@@ -35,7 +35,10 @@ def make(tmp_path, url: str, **llm) -> Runner:
 
 
 def cfg(**overrides):
-    return config(auto_approve=True, parallel=1, mode="hierarchical", **overrides)
+    # One step per branch (the scripted model's findings are confident), so the scripts below know
+    # which call is sq_002's first.
+    values = {"auto_approve": True, "parallel": 1, "mode": "hierarchical", "sub_question_min_iterations": 1}
+    return config(**{**values, **overrides})
 
 
 @pytest.fixture(autouse=True)

@@ -168,8 +168,8 @@ def test_sub_questions_stand_alone_and_every_part_of_the_question_gets_one(tmp_p
 
 def test_thin_evidence_keeps_a_branch_searching_while_its_budget_allows():
     # two confident findings from one page: keep looking
-    assert not branch_stop_decision(1, 4, 2, [0.9, 0.8], distinct_sources=1).stop
-    assert branch_stop_decision(1, 4, 2, [0.9, 0.8], distinct_sources=2).stop
+    assert not branch_stop_decision(2, 4, 2, [0.9, 0.8], distinct_sources=1).stop
+    assert branch_stop_decision(2, 4, 2, [0.9, 0.8], distinct_sources=2).stop
     assert branch_stop_decision(4, 4, 2, [0.9, 0.8], distinct_sources=1).stop  # the budget still ends it
 
 

@@ -27,9 +27,12 @@ def branch_stop_decision(
 ) -> StopDecision:
     """Decide whether a branch is done.
 
-    Stop when (a) the minimum iterations are met and there are at least `findings_for_stop`
-    findings, or (b) the average confidence is at least `confidence_for_stop` with 2+ findings,
-    or (c) the branch's budget is spent. When `distinct_sources` is given, (a) and (b) also need
+    Stop when the minimum iterations are met and either (a) there are at least `findings_for_stop`
+    findings or (b) the average confidence is at least `confidence_for_stop` with 2+ findings;
+    or (c) when the branch's budget is spent. The minimum holds for (b) too: the confidence is
+    the model's own word, and a small model states 0.7-0.9 for whatever it found first (two
+    findings on WAL's callback and checkpoints ended "What is write-ahead logging?" after one
+    search, before any sentence said what WAL is). When `distinct_sources` is given, (a) and (b) also need
     `min_sources` distinct sources: evidence resting on one page is thin, so the branch keeps
     searching while its budget allows. Likewise while parts of the branch's question are
     `uncovered` by any finding.
@@ -45,7 +48,7 @@ def branch_stop_decision(
         return StopDecision(False, f"continue: no finding yet on {missing} ({iterations_done}/{allocated} iterations)")
     if iterations_done >= min_iterations and n >= findings_for_stop:
         return StopDecision(True, f"enough findings ({n}) after {iterations_done} iterations")
-    if n >= 2 and avg >= confidence_for_stop:
+    if iterations_done >= min_iterations and n >= 2 and avg >= confidence_for_stop:
         return StopDecision(True, f"high confidence ({avg:.2f} average over {n} findings)")
     if iterations_done >= allocated:
         return StopDecision(True, f"iteration budget spent ({iterations_done}/{allocated})")
