@@ -22,7 +22,8 @@ from research_core.text.words import normalize
 
 _MARKER = re.compile(r"\[\[src:[^\]]+\]\]|\[\d+(?:\s*,\s*\d+)*\]")
 _BACKTICKED = re.compile(r"`([^`\n]{1,80})`")
-_TOKEN = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*\w(?:\(\))?|\d[\d.,]*%?|[A-Za-z])")
+# a number keeps a unit written onto it ("300s", "32K", "64KiB"): "32" alone would be a different claim
+_TOKEN = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*\w(?:\(\))?|\d[\d.,]*(?:%|[A-Za-z]+\b)?|[A-Za-z])")
 # capitalised words that are ordinary English wherever they stand
 _COMMON = frozenset(
     [
