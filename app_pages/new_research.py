@@ -68,7 +68,7 @@ def wait_for_plan(run_id: str) -> None:
     if snap.status == "awaiting_review" and not busy:
         st.session_state["nr_waiting_run"] = None
         state.go(state.REVIEW_PLAN, run_id)
-    if snap.mode == "flat" or (snap.status not in ("created", "running", "awaiting_review") and not busy):
+    if snap.mode == "flat" or (snap.status not in ("created", "queued", "running", "awaiting_review") and not busy):
         st.session_state["nr_waiting_run"] = None
         state.go(state.page_for_status(snap.status), run_id)
     messages = services.progress_feed().since(st.session_state["nr_started_at"])

@@ -48,7 +48,7 @@ def wait_for_gate(run_id: str) -> None:
 
 # The gate is only answerable once the runner's thread has let go of the run.
 if pending is None or services.run_is_active(run_id):
-    if services.run_is_active(run_id) or (snap.status in ("created", "running") and snap.mode != "flat"):
+    if services.run_is_active(run_id) or (snap.status in ("created", "queued", "running") and snap.mode != "flat"):
         wait_for_gate(run_id)
         st.stop()
     status_badge(snap.status)

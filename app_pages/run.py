@@ -10,8 +10,6 @@ from research_core.runs.snapshot import RunSnapshot
 from ui import gate_views, resume, run_view, services, state, widgets
 from ui.widgets import esc
 
-POLL_SECONDS = 1.0
-
 st.title("Run")
 
 run_id = state.current_run_id()
@@ -34,8 +32,8 @@ if st.query_params.get("run") != run_id:
 
 
 def is_live(s: RunSnapshot) -> bool:
-    """True while the run is being driven (here or by another process)."""
-    return services.run_is_active(s.run_id) or s.status == "running"
+    """True while the run is being driven (here or by another process) or waits for a worker."""
+    return services.run_is_active(s.run_id) or s.status in ("queued", "running")
 
 
 def send(answer: GateAnswer) -> None:
@@ -103,7 +101,7 @@ def controls(s: RunSnapshot) -> None:
         st.info("This run was cancelled.", icon=":material/cancel:")
 
 
-@st.fragment(run_every=POLL_SECONDS)
+@st.fragment(run_every=run_view.POLL_SECONDS)
 def live_view(run_id: str) -> None:
     """Redraw the run from its snapshot every second while it works; no full page rerun."""
     try:
@@ -120,8 +118,14 @@ def live_view(run_id: str) -> None:
         st.rerun(scope="app")
     messages = services.progress_feed().since(services.timestamp(now.created_at))
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-        st.badge("working", color="blue", icon=":material/progress_activity:")
-        st.caption(esc(run_view.activity_line(now)))
+        if now.status == "queued":
+            st.badge("queued", color="gray", icon=":material/schedule:")
+            st.caption("Waiting for a worker to take the run.")
+        else:
+            st.badge("working", color="blue", icon=":material/progress_activity:")
+            st.caption(esc(run_view.activity_line(now)))
+        if runner.location.is_postgres:  # a worker drives it: it stops at its next step
+            st.button("Stop", icon=":material/stop:", key="run_stop", on_click=runner.request_stop, args=(run_id,))
     if messages and not any(b.status != "pending" for b in now.branches):
         run_view.model_start_status(messages)
     run_view.run_panel(now, key_prefix="run")

@@ -20,6 +20,7 @@ BranchStatus = Literal["pending", "researching", "completed", "skipped", "failed
 FINAL_STATUSES = frozenset({"completed", "skipped", "failed"})
 RunStatus = Literal[
     "created",
+    "queued",
     "running",
     "awaiting_review",
     "awaiting_step",

@@ -34,8 +34,11 @@ def cli(tmp_path, monkeypatch, db):
             "library",
         ]
 
+        # on PostgreSQL these tests research in this process (--here); tests/test_workers.py covers the queue
+        here = [] if isinstance(db, Path) else ["--here"]
+
         def run(*args: str) -> int:
-            return main([*args, *common])
+            return main([*args, *(here if args[0] in ("run", "resume", "rerun") else []), *common])
 
         docs = tmp_path / "docs"
         docs.mkdir()

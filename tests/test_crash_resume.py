@@ -1,6 +1,7 @@
 """Crash safety: SIGKILL a real CLI run at several points, resume it, and lose nothing.
 
-The run is `python -m research_core run ... --auto --search library` in a subprocess, against
+The run is `python -m research_core run ... --auto --here --search library` in a subprocess (in
+this process on PostgreSQL too, not through the queue: tests/test_workers.py kills workers), against
 the scripted LLM in another subprocess (with latency, so the run takes seconds) and a library
 of four documents. The test polls the database to know where the run is, kills it, checks the
 checkpoint kept everything finished before the kill, resumes with `python -m research_core
@@ -57,7 +58,7 @@ def uninterrupted_run(tmp: Path, db: Path | str) -> dict:
     """The same question run without interruption (same scripted answers, same library) in `db`."""
     index_documents(db, tmp / "docs")
     with stub_process() as url:
-        done = run_cli(["run", CLIMATE_QUESTION, "--auto", "--json", str(tmp / "r.json")], db, url, "library")
+        done = run_cli(["run", CLIMATE_QUESTION, "--auto", "--here", "--json", str(tmp / "r.json")], db, url, "library")
     assert done.returncode == 0, done.stderr
     result = json.loads((tmp / "r.json").read_text())
     assert result["status"] == "completed" and result["mode"] == "hierarchical"
@@ -106,7 +107,7 @@ def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_
     index_documents(db, tmp_path / "docs")
     runner = Runner(db)  # creates the runs table before the CLI does, so both never race on it
     with stub_process(KILL_POINTS[point]) as slow_url:
-        proc = spawn_cli(["run", CLIMATE_QUESTION, "--auto"], db, slow_url, "library")
+        proc = spawn_cli(["run", CLIMATE_QUESTION, "--auto", "--here"], db, slow_url, "library")
         try:
             run_id = wait_for(lambda: [r.id for r in runner.runs()], 60, "the run record")[0]
             wait_for(lambda: _reached(point, runner, db, run_id), 90, f"the run to reach {point}")
@@ -136,7 +137,7 @@ def test_sigkill_then_resume_loses_nothing_and_matches_an_uninterrupted_run(tmp_
     assert {_entry_key(e) for e in before.costs.entries} <= {_entry_key(e) for e in killed.costs.entries}
 
     with stub_process() as url:
-        done = run_cli(["resume", run_id, "--json", str(tmp_path / "r.json")], db, url)
+        done = run_cli(["resume", run_id, "--here", "--json", str(tmp_path / "r.json")], db, url)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     result = json.loads((tmp_path / "r.json").read_text())

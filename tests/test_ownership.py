@@ -12,10 +12,12 @@ import sys
 import threading
 
 from research_core.runs.ownership import (
+    HOST,
     OWNER_TOKEN,
     DrivenRuns,
     other_live_owner,
     owner_alive,
+    owner_elsewhere,
     pid_alive,
     process_start_token,
     start_token_from_stat,
@@ -37,10 +39,10 @@ def test_a_cut_short_stat_line_gives_no_start_time():
     assert start_token_from_stat("") is None
 
 
-def test_this_process_owner_token_is_its_start_time_where_proc_exists():
+def test_this_process_owner_token_is_its_start_time_and_host_where_proc_exists():
     token = process_start_token(os.getpid())
     if token is not None:  # Linux
-        assert token == OWNER_TOKEN
+        assert f"{token}@{HOST}" == OWNER_TOKEN
     assert process_start_token(GONE) is None
 
 
@@ -101,3 +103,12 @@ def test_of_many_threads_reserving_one_run_exactly_one_wins():
     for t in threads:
         t.join()
     assert wins.count(True) == 1
+
+
+def test_an_owner_on_another_host_counts_as_alive_and_one_here_is_looked_at():
+    # A worker on another machine: its pid means nothing here, so it is not taken for dead (the
+    # queue's heartbeat decides); the same pid and start time on this host is looked at as usual.
+    assert owner_elsewhere("98765@another-host") and not owner_elsewhere(f"98765@{HOST}")
+    assert not owner_elsewhere("98765") and not owner_elsewhere(None)
+    assert owner_alive(GONE, "98765@another-host")
+    assert not owner_alive(GONE, f"98765@{HOST}")

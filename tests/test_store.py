@@ -122,9 +122,11 @@ CREATE TABLE "runs" ("id" TEXT PRIMARY KEY, "question" TEXT, "mode" TEXT, "statu
    "llm_json" TEXT, "active_s" REAL);
 CREATE INDEX "idx_runs_created_at" ON "runs" ("created_at");
 """
+# Columns added since, for the requests of a team installation (a stop, a queued gate answer).
+TEAM_COLUMNS = [("stop_requested_at", "TEXT", 0), ("queued_answer_json", "TEXT", 0)]
 
 
-def test_a_database_made_by_the_sqlite_utils_store_opens_unchanged(tmp_path):
+def test_a_database_made_by_the_sqlite_utils_store_opens_with_only_the_newer_columns_added(tmp_path):
     db = tmp_path / "arbor.db"
     with sqlite3.connect(db) as conn:
         conn.executescript(SQLITE_UTILS_RUNS)
@@ -135,7 +137,8 @@ def test_a_database_made_by_the_sqlite_utils_store_opens_unchanged(tmp_path):
                 "'2025-01-01T00:00:00+00:00', ?, 1.5)",
                 [run_id, json.dumps(CONFIG)],
             )
-        schema_before = conn.execute("select sql from sqlite_master order by name").fetchall()
+        columns_before = [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")]
+        indexes_before = conn.execute("select sql from sqlite_master where type = 'index' order by name").fetchall()
     store = RunStore(db)
     assert [r.id for r in store.list()] == ["old-2", "old-1"]
     assert store.get("old-1").active_s == 1.5 and store.add_active_seconds("old-1", 1) == 2.5
@@ -143,11 +146,13 @@ def test_a_database_made_by_the_sqlite_utils_store_opens_unchanged(tmp_path):
     assert store.delete("old-2") and [r.id for r in store.list()] == ["new", "old-1"]
     store.close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("select sql from sqlite_master order by name").fetchall() == schema_before
+        assert [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")] == columns_before + TEAM_COLUMNS
+        indexes = conn.execute("select sql from sqlite_master where type = 'index' order by name").fetchall()
+        assert indexes == indexes_before
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made(tmp_path):
+def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made_and_the_newer_columns(tmp_path):
     RunStore(tmp_path / "new.db").close()
     with sqlite3.connect(tmp_path / "old.db") as conn:
         conn.executescript(SQLITE_UTILS_RUNS)
@@ -157,4 +162,4 @@ def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made(tmp_p
             columns[name] = [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")]
             indexes = [r[1] for r in conn.execute("PRAGMA index_list(runs)") if r[3] == "c"]
             assert indexes == ["idx_runs_created_at"]
-    assert columns["new.db"] == columns["old.db"]
+    assert columns["new.db"] == columns["old.db"] + TEAM_COLUMNS

@@ -19,6 +19,9 @@ from research_core.schemas import FINAL_STATUSES, LogEntry
 from research_core.text.sanitize import redact_data
 from ui import charts, widgets
 
+# How often the Run page's live view reads the run again (its polling fragment's `run_every`).
+POLL_SECONDS = 0.5
+
 # What a page shows of a snapshot; the open gate's payload stays as is, because answers are built
 # from it and compared with it (its texts are redacted where they are drawn).
 _SHOWN_FIELDS = ("question", "branches", "findings", "sources", "log", "warnings", "final_answer", "error", "events")

@@ -29,6 +29,7 @@ from research_core.tree import BranchTree
 RUN_STATUS: dict[str, tuple[str, str, str]] = {
     # status: (label, badge colour, icon)
     "created": ("Starting", "gray", ":material/hourglass_empty:"),
+    "queued": ("Queued for a worker", "gray", ":material/schedule:"),
     "running": ("Running", "blue", ":material/autorenew:"),
     "awaiting_review": ("Plan ready for review", "violet", ":material/rate_review:"),
     "awaiting_step": ("Paused after a branch", "orange", ":material/pause_circle:"),

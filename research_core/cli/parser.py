@@ -26,6 +26,11 @@ ANSWER_HELP = (
     "refused one is one line and exit code 2, and the gate stays open"
 )
 
+HERE_HELP = (
+    "PostgreSQL store: research in this process instead of queueing the run for a `worker` and waiting for it "
+    "(a SQLite store always researches here)"
+)
+
 
 # Numeric options, with the ranges of the settings they set; checked in `run_command`.
 LLM_TIMEOUT = field_option("--llm-timeout", LLMSettings, "timeout_s")
@@ -114,6 +119,7 @@ def _add_research_commands(sub: Any) -> None:
     p.add_argument("--answer", default=None, help=ANSWER_HELP)
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--here", action="store_true", help=HERE_HELP)
     add_common_options(p)
 
     p = sub.add_parser("compare", help="run a question flat and hierarchical with the same budget, or compare 2 runs")
@@ -132,6 +138,7 @@ def _add_research_commands(sub: Any) -> None:
     p.add_argument("--priority", type=PRIORITY.parse, default=None, help="0 to 1")
     p.add_argument("--out", type=Path, default=None)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--here", action="store_true", help=HERE_HELP)
     add_common_options(p)
 
 
@@ -152,11 +159,13 @@ def _add_run_command(sub: Any) -> None:
     p.add_argument("--language", default=None, help="language of the report (default: the question's)")
     p.add_argument("--out", type=Path, default=None, help="write the Markdown report here")
     p.add_argument("--json", type=Path, default=None, help="write the result JSON here")
-    p.add_argument(
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
         "--detach",
         action="store_true",
         help="PostgreSQL store only: queue the run for a `worker` process and print its id at once",
     )
+    where.add_argument("--here", action="store_true", help=HERE_HELP)
     add_limit_options(p)
     add_common_options(p)
 

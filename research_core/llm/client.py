@@ -132,6 +132,16 @@ class LLMClient:
         self._models: dict[str, ChatOpenAI] = {}
         self._lock = threading.Lock()
         self._base_url: str | None = None
+        self._stopped = threading.Event()
+
+    def stop_calls(self) -> None:
+        """From now on this client's calls raise CallsStopped (calls under way finish): a worker's run stops, the
+        process's other runs, with their own clients, go on."""
+        self._stopped.set()
+
+    def allow_calls(self) -> None:
+        """Undo `stop_calls`."""
+        self._stopped.clear()
 
     @property
     def is_local(self) -> bool:
@@ -204,8 +214,8 @@ class LLMClient:
         json_mode: bool = False,
         max_tokens: int | None = None,
     ) -> tuple[str, CostEntry]:
-        if _STOPPING.is_set():
-            raise CallsStopped(f"not starting the {task} call: the process is stopping")
+        if _STOPPING.is_set() or self._stopped.is_set():
+            raise CallsStopped(f"not starting the {task} call: the run is stopping")
         model = self._connect(tier)
         kwargs: dict = {"extra_headers": {TASK_HEADER: task}}
         if json_mode:

@@ -3,11 +3,17 @@
 A run being driven is recorded with its owner's pid and start token (`RunStore.claim`). The pid
 alone is not enough: a restarted container's new PID 1 reuses the pid of the process that died
 mid-run. The start time of the process (from `/proc/PID/stat`) tells the two apart.
+
+Workers of a team installation run on other machines, where this machine cannot look at their
+processes: a token names its host (`START@HOST`), and an owner on another host counts as alive.
+Whether such an owner is really gone is the run queue's business: when a worker's heartbeat
+lapses, its run is queued again with its owner cleared (`runs.worker`).
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import uuid
 
@@ -47,8 +53,22 @@ def process_start_token(pid: int) -> str | None:
     return start_token_from_stat(stat)
 
 
-# This process's owner token: its start time, or a random token where /proc is missing.
-OWNER_TOKEN = process_start_token(os.getpid()) or uuid.uuid4().hex
+HOST = socket.gethostname()
+# This process's owner token: its start time (a random token where /proc is missing) and its host.
+OWNER_TOKEN = f"{process_start_token(os.getpid()) or uuid.uuid4().hex}@{HOST}"
+
+
+def token_host(token: str | None) -> str | None:
+    """The host named by an owner token (`START@HOST`); None for tokens of an older Arbor, which name none."""
+    if token is None or "@" not in token:
+        return None
+    return token.rsplit("@", 1)[1]
+
+
+def owner_elsewhere(token: str | None) -> bool:
+    """Whether the token names another host than this one (its process cannot be looked at from here)."""
+    host = token_host(token)
+    return host is not None and host != HOST
 
 
 def owner_alive(pid: int | None, token: str | None) -> bool:
@@ -56,17 +76,20 @@ def owner_alive(pid: int | None, token: str | None) -> bool:
 
     Records without a token (written by an older Arbor) fall back to the pid alone. For this
     process's own pid the token must be this process's: an earlier process with the same pid is gone.
+    An owner on another host counts as alive (see the module's docstring).
     """
     if not pid:
         return False
     if token is None:
         return pid_alive(pid)
+    if owner_elsewhere(token):
+        return True
     if pid == os.getpid():
         return token == OWNER_TOKEN
     if not pid_alive(pid):
         return False
     started = process_start_token(pid)
-    return started is None or started == token
+    return started is None or started == token.split("@", 1)[0]
 
 
 def other_live_owner(pid: int | None, token: str | None) -> bool:

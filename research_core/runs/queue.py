@@ -8,6 +8,10 @@ The rules:
   checkpoint (`Runner.resume`), so a job re-run after its worker died continues the run.
 - One job per run at a time: the job's `queueing_lock` (one waiting job per run) and `lock` (one
   running job per run) are the run id.
+- A queued run's record says `queued` from before its job exists until a worker claims it (then
+  `running`). What the workbench or the CLI asks of it travels in its record: the answer to its
+  open gate (applied by the worker that takes the job, `Runner.resume_queued`) and a stop request
+  (`RunStore.request_stop`, honoured at the next step boundary by whoever drives it).
 - Procrastinate's tables are created once, the first time a process asks for the queue; the
   check and the creation run under a PostgreSQL advisory lock, so two processes starting
   together do not both create them.
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from research_core.runs.errors import RunError
 from research_core.storage.engines import unreachable
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     import procrastinate
 
     from research_core.configuration import RunConfig
+    from research_core.runs.store import RunStore
     from research_core.schemas import Plan
 
 logger = logging.getLogger(__name__)
@@ -76,17 +81,34 @@ def queue_app(location: StoreLocation) -> procrastinate.App:
 
 
 def enqueue_new_run(
-    location: StoreLocation,
+    store: RunStore,
     create_run: Callable[[str, RunConfig, Plan | dict | None], str],
     question: str,
     config: RunConfig,
     plan: Plan | dict | None = None,
 ) -> str:
     """Record a new run with `create_run` (a Runner's) and queue it; refused before recording on SQLite."""
-    require_postgres(location)
+    require_postgres(store.location)
     run_id = create_run(question, config, plan)
-    enqueue_run(location, run_id)
+    queue_run(store, run_id)
     return run_id
+
+
+def queue_run(store: RunStore, run_id: str, answer: Any = None, llm: dict[str, Any] | None = None) -> int:
+    """Mark the run `queued` in `store`, keeping `answer` (a gate answer's plain form) and `llm` (the LLM
+    settings to go on with) for the worker, and queue a job for it; returns the job id.
+
+    The record is marked first, so a worker quick to claim the job is not overwritten by the mark.
+    A run a live worker is researching is refused (RunError).
+    """
+    from research_core.runs.ownership import owner_alive
+
+    require_postgres(store.location)
+    record = store.get(run_id)
+    if record is not None and record.status == "running" and owner_alive(record.owner_pid, record.owner_token):
+        raise RunError(f"Run {run_id} is being researched by a worker; wait until it pauses or finishes.")
+    store.queue_again(run_id, answer, llm)
+    return enqueue_run(store.location, run_id)
 
 
 def enqueue_run(location: StoreLocation, run_id: str) -> int:

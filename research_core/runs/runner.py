@@ -3,7 +3,8 @@
 A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph
 until it finishes or pauses at a gate (plan review, step gate); `start_background` and
 `resume_background` do the same on a thread owned by the runner (`threads.RunThreads`), so a
-page rerun or a second browser tab never drives one run twice; `enqueue` leaves a run to workers.
+page rerun or a second browser tab never drives one run twice; on PostgreSQL they queue the run
+for a `worker` (`runs.queue`). `request_stop` asks whoever drives a run to stop at its next step.
 """
 
 from __future__ import annotations
@@ -27,28 +28,25 @@ from research_core.llm.client import LLMClient, client_for
 from research_core.llm.model_settings import with_model_settings
 from research_core.planning.decompose import propose_plan
 from research_core.planning.plan import PlanError, validate_plan
+from research_core.runs.drive import graph_config, stream_run
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
 from research_core.runs.live_state import live_state
-from research_core.runs.outcome import decided_modes, failure_message, record_outcome
+from research_core.runs.outcome import failure_message, record_outcome
 from research_core.runs.ownership import DRIVEN_HERE, OWNER_TOKEN, other_live_owner, owner_alive
 from research_core.runs.progress import progress_totals
 from research_core.runs.records import RunRecord, RunResult, RunSummary
-from research_core.runs.rerun import rerun_state
+from research_core.runs.rerun_seed import rerun_values, seed_rerun
 from research_core.runs.snapshot import RunSnapshot, build_snapshot, shown_status
 from research_core.runs.store import RunOwnedElsewhere, RunStore
 from research_core.runs.threads import RunThreads
+from research_core.runs.waiting import wait_until_settled
 from research_core.schemas import Plan
 from research_core.search.base import SearchBackend
 from research_core.services import Services
 from research_core.sources.cache import PageCache
 from research_core.storage.location import StoreLocation, locate
 
-RECURSION_LIMIT = 10_000
-# Threads LangGraph may use for the steps of one superstep. Its default pool has
-# min(32, cpu_count + 4) workers (6 on a 2-core machine), which silently capped `parallel`;
-# the scheduler never hands it more than `parallel` steps (at most 16), so 16 is enough.
-MAX_CONCURRENCY = 16
 FINISHED = ("completed", "completed_with_fallback")
 
 
@@ -192,7 +190,23 @@ class Runner:
         """Record a new run and queue it for a `worker` (PostgreSQL only); returns its id at once."""
         from research_core.runs.queue import enqueue_new_run
 
-        return enqueue_new_run(self.location, self.create_run, question, config, plan)
+        return enqueue_new_run(self.store, self.create_run, question, config, plan)
+
+    def enqueue_resume(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> None:
+        """Queue the run for a worker to continue with this runner's LLM, answering its open gate with `answer`."""
+        from research_core.runs.queue import queue_run
+
+        self._record(run_id)
+        queue_run(self.store, run_id, None if answer is None else plain_answer(answer), self.llm_settings.to_record())
+
+    def resume_queued(self, run_id: str) -> RunSnapshot:
+        """Continue a queued run as a worker does: with the gate answer queued with it (if any)."""
+        return self._resume(run_id, self.store.take_answer(run_id), claimed=False)
+
+    def request_stop(self, run_id: str) -> None:
+        """Ask whichever process drives the run to stop it at its next step; it is then `interrupted` (resumable)."""
+        self._record(run_id)
+        self.store.request_stop(run_id)
 
     def _initial_input(self, run_id: str) -> dict[str, Any]:
         record = self._record(run_id)
@@ -211,7 +225,7 @@ class Runner:
     def _resume(self, run_id: str, answer: Any, *, claimed: bool) -> RunSnapshot:
         record = self._record(run_id)
         with open_checkpointer(self.location) as saver:
-            state = build_graph(saver).get_state(self._config(run_id))
+            state = build_graph(saver).get_state(graph_config(run_id))
         if not state.values and not state.next:
             return self._drive(run_id, self._initial_input(run_id), claimed=claimed)
         if state.interrupts:
@@ -247,26 +261,11 @@ class Runner:
         record = self._record(run_id)
         if record.status not in FINISHED:
             raise RunError(f"Run {run_id} is {record.status}; only a finished run can re-run a branch.")
-        with open_checkpointer(self.location) as saver:
-            old = build_graph(saver).get_state(self._config(run_id)).values
-        try:
-            values = rerun_state(old, branch_id, question_text=question_text, priority=priority)
-        except PlanError as exc:
-            raise RunError(str(exc)) from None
+        values = rerun_values(self.location, run_id, branch_id, question_text=question_text, priority=priority)
         config = with_model_settings(RunConfig(**values["config"]), self.llm.is_local)
-        values["config"] = config.model_dump()
         new_id = self.create_run(record.question, config, run_id=None, parent_run_id=run_id)
-        values["run_id"] = new_id
-        with open_checkpointer(self.location) as saver:
-            build_graph(saver).update_state(self._config(new_id), values, as_node="allocate_budget")
+        seed_rerun(self.location, new_id, {**values, "config": config.model_dump(), "run_id": new_id})
         return new_id
-
-    def _config(self, run_id: str) -> dict[str, Any]:
-        return {
-            "configurable": {"thread_id": run_id},
-            "recursion_limit": RECURSION_LIMIT,
-            "max_concurrency": MAX_CONCURRENCY,
-        }
 
     def _drive(self, run_id: str, graph_input: Any, *, claimed: bool = False) -> RunSnapshot:
         """Drive the run; `claimed` when the caller holds the reservation and releases it (background runs)."""
@@ -290,23 +289,25 @@ class Runner:
             )
         error: str | None = None
         interrupted: KeyboardInterrupt | None = None
+        stopped = False
         with open_checkpointer(self.location) as saver:
             graph = build_graph(saver)
-            cfg = self._config(run_id)
+            cfg = graph_config(run_id)
             try:
-                services = self._services(run_id, config)
-                for update in graph.stream(graph_input, cfg, context=services, stream_mode="updates"):
-                    for mode in decided_modes(update):  # for `runs` and History, as soon as a step decides it
-                        self.store.update(run_id, mode=mode)
+                stopped = stream_run(graph, graph_input, self.store, run_id, self._services(run_id, config), self.llm)
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into it by the CLI
                 interrupted = exc
             except Exception as exc:
                 error = failure_message(run_id, exc)
+            finally:
+                self.llm.allow_calls()
             state, values = live_state(graph, cfg)
         active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
-        if interrupted is not None:
+        if interrupted is not None or stopped:
             self.store.update(run_id, status="interrupted", totals_json=progress_totals(values, active_s).to_record())
-            raise interrupted
+            if interrupted is not None:
+                raise interrupted
+            return self.snapshot(run_id)
         mode = values.get("mode") or config.mode
         record_outcome(
             self.store, run_id, state, values, error=error, mode=mode, active_s=active_s, created_at=record.created_at
@@ -320,18 +321,24 @@ class Runner:
         return self._runs.is_active(run_id)
 
     def start_background(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
-        """Create a run and drive it on a background thread; returns the run id at once."""
+        """Create a run and drive it on a background thread (PostgreSQL: queue it); returns the run id at once."""
+        if self.location.is_postgres:
+            return self.enqueue(question, config, plan)
         run_id = self.create_run(question, config, plan)
         self._runs.spawn(run_id, lambda: self._drive(run_id, self._initial_input(run_id), claimed=True))
         return run_id
 
     def resume_background(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> None:
-        """Resume a run on a background thread (answering its open gate with `answer`, as `resume` does)."""
+        """Resume a run on a background thread (PostgreSQL: queue it), answering its open gate with `answer`."""
+        if self.location.is_postgres:
+            return self.enqueue_resume(run_id, answer)
         self._record(run_id)
         self._runs.spawn(run_id, lambda: self._resume(run_id, answer, claimed=True))
 
     def wait(self, run_id: str, timeout: float | None = None) -> RunSnapshot:
-        """Block until the run's background thread ends (tests and CLI)."""
+        """Block until the run's background thread ends, or on PostgreSQL until its worker's drive ends."""
+        if self.location.is_postgres:
+            wait_until_settled(self.store, run_id, timeout=timeout)
         self._runs.join(run_id, timeout)
         return self.snapshot(run_id)
 
@@ -347,15 +354,11 @@ class Runner:
             raise RunError(f"No run with id {run_id!r}. `python -m research_core runs` lists them.")
         return record
 
-    def _owner_gone(self, run: RunSummary) -> bool:
-        """Whether a run recorded as running is driven neither by this runner nor by a live process."""
-        return not self.is_active(run.id) and not owner_alive(run.owner_pid, run.owner_token)
-
     def snapshot(self, run_id: str) -> RunSnapshot:
         """The run's current state from its checkpoint and record."""
         record = self._record(run_id)
         with open_checkpointer(self.location) as saver:
-            state, values = live_state(build_graph(saver), self._config(run_id))
+            state, values = live_state(build_graph(saver), graph_config(run_id))
         active = self.is_active(run_id)
         owner_is_alive = owner_alive(record.owner_pid, record.owner_token)
         status = shown_status(record.status, active=active, owner_is_alive=owner_is_alive)
@@ -370,10 +373,11 @@ class Runner:
         return self.store.result(run_id)
 
     def runs(self) -> list[RunSummary]:
-        """All runs, newest first, with a status that tells interrupted runs apart."""
+        """All runs, newest first; one recorded as running but driven by no live process is `interrupted`."""
         return [
-            dataclasses.replace(row, status="interrupted") if row.status == "running" and self._owner_gone(row) else row
+            dataclasses.replace(row, status=shown_status(row.status, active=self.is_active(row.id), owner_is_alive=a))
             for row in self.store.list()
+            for a in (owner_alive(row.owner_pid, row.owner_token),)
         ]
 
     def delete(self, run_id: str) -> bool:

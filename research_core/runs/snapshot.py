@@ -43,6 +43,17 @@ class RunSnapshot:
     created_at: str | None = None
     active: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
+    # when the newest step shown here was checkpointed (ISO time; None before the first): how fresh the view is
+    progress_at: str | None = None
+
+
+def newest_checkpoint_time(state: StateSnapshot) -> str | None:
+    """The time of the newest checkpoint in a live state: the run's own, or a running chain's."""
+    times = [state.created_at] + [
+        task.state.created_at for task in state.tasks if task.result is None and isinstance(task.state, StateSnapshot)
+    ]
+    present = [t for t in times if t]
+    return max(present) if present else None
 
 
 def shown_status(record_status: str, *, active: bool, owner_is_alive: bool) -> str:
@@ -87,4 +98,5 @@ def build_snapshot(
         created_at=record.created_at,
         active=active,
         events=events,
+        progress_at=newest_checkpoint_time(state),
     )

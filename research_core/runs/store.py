@@ -209,6 +209,32 @@ class RunStore:
             conn.execute(update(runs).where(runs.c.id == run_id).values(**claimed))
         return None
 
+    def queue_again(self, run_id: str, answer: Any = None, llm: dict[str, Any] | None = None) -> None:
+        """Mark the run as waiting for a worker: status `queued`, `answer` (a gate answer's plain form)
+        kept for the worker to apply, any earlier stop request withdrawn; `llm`: the LLM settings to go on with."""
+        values: dict[str, Any] = {"queued_answer_json": json.dumps(answer) if answer is not None else None}
+        if llm is not None:
+            values["llm_json"] = json.dumps(llm)
+        self.update(run_id, status="queued", stop_requested_at=None, **values)
+
+    def take_answer(self, run_id: str) -> Any:
+        """The gate answer kept with the queued run (removed from the record as it is read); None if there is none."""
+        with self._transaction(immediate=True) as conn:
+            query = select(runs.c.queued_answer_json).where(runs.c.id == run_id).with_for_update()
+            raw = conn.execute(query).scalar()
+            if raw is not None:
+                conn.execute(update(runs).where(runs.c.id == run_id).values(queued_answer_json=None))
+        return json.loads(raw) if raw else None
+
+    def request_stop(self, run_id: str) -> None:
+        """Record that the user asked the run to stop; whoever drives it stops at its next step boundary."""
+        self.update(run_id, stop_requested_at=utc_now())
+
+    def stop_requested(self, run_id: str) -> bool:
+        """Whether a stop was asked for the run since it was last queued."""
+        with self._transaction() as conn:
+            return conn.execute(select(runs.c.stop_requested_at).where(runs.c.id == run_id)).scalar() is not None
+
     def add_active_seconds(self, run_id: str, seconds: float) -> float:
         """Add one drive's duration to the run's research time; returns the new total."""
         added = func.coalesce(runs.c.active_s, 0) + max(0.0, float(seconds))

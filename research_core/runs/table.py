@@ -35,6 +35,9 @@ runs = Table(
     Column("owner_token", Text),
     Column("llm_json", Text),
     Column("active_s", REAL),
+    # A team installation's requests to the worker driving the run (`RunStore.request_stop`, `queue_again`).
+    Column("stop_requested_at", Text),
+    Column("queued_answer_json", Text),
 )
 Index("idx_runs_created_at", runs.c.created_at)
 

@@ -1,4 +1,8 @@
-"""The commands that research: decompose a question, run it, resume a run, re-run one branch."""
+"""The commands that research: decompose a question, run it, resume a run, re-run one branch.
+
+On a PostgreSQL store `run`, `resume` and `rerun` queue the run for a `worker` and wait for it
+(`cli.follow`), unless `--here` asks to research in this process; on SQLite they research here.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,24 @@ import json
 import sys
 
 from research_core.cli.config import read_json, use_run_llm, warn_ignored_on_resume
+from research_core.cli.follow import follow
 from research_core.cli.gates import read_answer
 from research_core.cli.output import report_progress, resume_command, show_command, write_file
 from research_core.cli.preflight import check_plan
 from research_core.cli.results import print_outcome
 from research_core.configuration import RunConfig
-from research_core.runs.runner import Runner
+from research_core.runs.runner import FINISHED, Runner
 
 
 def _announce(args: argparse.Namespace, runner: Runner, run_id: str, note: str = "") -> None:
     """Say that a run started and how to resume it; remember the hint for the message after Ctrl-C."""
     args.resume_hint = resume_command(runner, run_id)
     report_progress(f"run id {run_id}{note} started; resume with: {args.resume_hint}")
+
+
+def queued(args: argparse.Namespace, runner: Runner) -> bool:
+    """Whether this command's run goes to a worker: on PostgreSQL, unless --here."""
+    return runner.location.is_postgres and not getattr(args, "here", False)
 
 
 def decompose(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> int:
@@ -44,7 +54,7 @@ def run(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> i
     """Research a question (with a supplied --plan, checked before the run starts) until it ends or pauses.
 
     With --detach (PostgreSQL only: refused by `check_files` on SQLite) the run is queued for a
-    `worker`, and its id printed on stdout at once.
+    `worker`, and its id printed on stdout at once; without it, on PostgreSQL, queued and followed.
     """
     plan = read_json(args.plan) if args.plan else None
     if plan is not None and config is not None:
@@ -54,7 +64,11 @@ def run(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> i
         report_progress(f"run id {run_id} queued for a worker; follow it with: {show_command(runner, run_id)}")
         print(run_id)
         return 0
-    snap = runner.start(args.question, config, plan=plan, on_created=lambda run_id: _announce(args, runner, run_id))
+    if queued(args, runner):
+        run_id = runner.enqueue(args.question, config, plan=plan)
+        snap = follow(args, runner, run_id, on_start=lambda: _announce(args, runner, run_id))
+    else:
+        snap = runner.start(args.question, config, plan=plan, on_created=lambda run_id: _announce(args, runner, run_id))
     return print_outcome(runner, snap, args.out, args.json)
 
 
@@ -69,7 +83,12 @@ def resume(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -
     use_run_llm(runner, args, args.run_id)
     warn_ignored_on_resume(args)
     args.resume_hint = resume_command(runner, args.run_id)
-    snap = runner.resume(args.run_id, answer)
+    if not queued(args, runner):
+        snap = runner.resume(args.run_id, answer)
+    elif answer is not None or (snap.pending is None and snap.status not in (*FINISHED, "cancelled")):
+        # (otherwise nothing moves: the open gate or the outcome is shown again, as a resume here shows it)
+        runner.enqueue_resume(args.run_id, answer)
+        snap = follow(args, runner, args.run_id)
     return print_outcome(runner, snap, args.out, args.json)
 
 
@@ -77,11 +96,17 @@ def rerun(args: argparse.Namespace, runner: Runner, config: RunConfig | None) ->
     """Re-research one branch of a finished run (text or priority edited) as a new, linked run."""
     use_run_llm(runner, args, args.run_id)
     warn_ignored_on_resume(args)
+    note = f" (re-run of {args.branch_id} from {args.run_id})"
+    if queued(args, runner):
+        new_id = runner.prepare_rerun(args.run_id, args.branch_id, question_text=args.question, priority=args.priority)
+        runner.enqueue_resume(new_id)
+        snap = follow(args, runner, new_id, on_start=lambda: _announce(args, runner, new_id, note))
+        return print_outcome(runner, snap, args.out, args.json)
     snap = runner.rerun_branch(
         args.run_id,
         args.branch_id,
         question_text=args.question,
         priority=args.priority,
-        on_created=lambda run_id: _announce(args, runner, run_id, f" (re-run of {args.branch_id} from {args.run_id})"),
+        on_created=lambda run_id: _announce(args, runner, run_id, note),
     )
     return print_outcome(runner, snap, args.out, args.json)
