@@ -124,7 +124,11 @@ CREATE INDEX "idx_runs_created_at" ON "runs" ("created_at");
 """
 
 
-def test_a_database_made_by_the_sqlite_utils_store_opens_unchanged(tmp_path):
+# What opening such a database adds to it: the run's owner and visibility (accounts), both NULL in old rows.
+ACCOUNT_COLUMNS = [("owner", "TEXT", 0), ("visibility", "TEXT", 0)]
+
+
+def test_a_database_made_by_the_sqlite_utils_store_opens_with_only_the_account_columns_added(tmp_path):
     db = tmp_path / "arbor.db"
     with sqlite3.connect(db) as conn:
         conn.executescript(SQLITE_UTILS_RUNS)
@@ -138,13 +142,17 @@ def test_a_database_made_by_the_sqlite_utils_store_opens_unchanged(tmp_path):
         schema_before = conn.execute("select sql from sqlite_master order by name").fetchall()
     store = RunStore(db)
     assert [r.id for r in store.list()] == ["old-2", "old-1"]
+    assert (store.get("old-1").owner, store.get("old-1").visibility) == (None, None)  # the local user's, as before
     assert store.get("old-1").active_s == 1.5 and store.add_active_seconds("old-1", 1) == 2.5
     store.create("new", "Q", CONFIG)
     assert store.delete("old-2") and [r.id for r in store.list()] == ["new", "old-1"]
     store.close()
     with sqlite3.connect(db) as conn:
-        assert conn.execute("select sql from sqlite_master order by name").fetchall() == schema_before
+        schema_after = conn.execute("select sql from sqlite_master order by name").fetchall()
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    runs_before, runs_after = schema_before[1][0], schema_after[1][0]
+    assert runs_after == runs_before.replace('"active_s" REAL)', '"active_s" REAL, owner TEXT, visibility TEXT)')
+    assert schema_after[0] == schema_before[0] and len(schema_after) == len(schema_before)
 
 
 def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made(tmp_path):
@@ -157,4 +165,4 @@ def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made(tmp_p
             columns[name] = [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")]
             indexes = [r[1] for r in conn.execute("PRAGMA index_list(runs)") if r[3] == "c"]
             assert indexes == ["idx_runs_created_at"]
-    assert columns["new.db"] == columns["old.db"]
+    assert columns["new.db"] == columns["old.db"] + ACCOUNT_COLUMNS
