@@ -11,7 +11,7 @@ import logging
 import streamlit as st
 
 from research_core.accounts import permissions
-from research_core.accounts.records import User
+from research_core.accounts.records import LOCAL_USER, User
 from research_core.runs.snapshot import RunSnapshot
 from ui import accounts, services, state
 from ui.settings_store import KNOWN_BACKENDS
@@ -105,7 +105,12 @@ def run_card(snap: RunSnapshot) -> None:
     )
 
 
-user = accounts.require_user(services.store_location())  # the sign-in page, and nothing else, until signed in
+def hold_requested_page() -> None:
+    """Resolve the page the URL asks for, shown nowhere, so it opens after signing in."""
+    st.navigation(pages_for(LOCAL_USER), position="hidden")
+
+
+user = accounts.require_user(services.store_location(), hold_requested_page)  # sign-in, and nothing else, first
 page = st.navigation(pages_for(user))
 with st.sidebar:
     accounts.sidebar_account(user)

@@ -133,8 +133,12 @@ def allowed(rule: Callable[[User], bool]) -> bool:
     return rule(signed_in())
 
 
-def require_user(location: StoreLocation) -> User:
-    """The user of this page run; shows the sign-in page and stops the run while nobody is signed in."""
+def require_user(location: StoreLocation, hold_page: Callable[[], object]) -> User:
+    """The user of this page run; shows the sign-in page and stops the run while nobody is signed in.
+
+    `hold_page` is called before the sign-in page shows: it keeps the page the URL asked for (the
+    app's navigation, hidden), so that page opens once the user has signed in.
+    """
     store = account_store(location)
     has_accounts = store.count() > 0
     oidc = oidc_configured()
@@ -142,16 +146,18 @@ def require_user(location: StoreLocation) -> User:
     if not has_accounts:
         st.session_state.pop(SESSION_USER, None)
         if oidc and oidc_identity() is None:
+            hold_page()
             sign_in_page(store, oidc=True, local=False)
         return LOCAL_USER
-    user = _session_account(store, oidc)
+    user = _session_account(store, oidc, hold_page)
     if user is None:
+        hold_page()
         sign_in_page(store, oidc=oidc, local=any(u.has_password for u in store.list()))
     st.session_state[ACTING] = user
     return user
 
 
-def _session_account(store: AccountStore, oidc: bool) -> User | None:
+def _session_account(store: AccountStore, oidc: bool, hold_page: Callable[[], object]) -> User | None:
     """The account signed in on this session (by password, or the provider's e-mail), read afresh."""
     name = st.session_state.get(SESSION_USER)
     if name:
@@ -164,6 +170,7 @@ def _session_account(store: AccountStore, oidc: bool) -> User | None:
         return None
     user = store.get(identity)
     if user is None:
+        hold_page()
         no_account_page(identity)
     return user
 
