@@ -1,4 +1,4 @@
-"""Arbor's Streamlit entry point: page navigation and the sidebar (providers, current run).
+"""Arbor's Streamlit entry point: the sign-in gate, page navigation and the sidebar (account, providers, current run).
 
 Run with `streamlit run app.py`. The research itself runs on threads owned by the server
 process's runner (see `ui.services`), so pages only read state and send answers.
@@ -10,8 +10,10 @@ import logging
 
 import streamlit as st
 
+from research_core.accounts import permissions
+from research_core.accounts.records import LOCAL_USER, User
 from research_core.runs.snapshot import RunSnapshot
-from ui import services, state
+from ui import accounts, services, state
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, shorten, status_badge
 
@@ -24,20 +26,29 @@ st.set_page_config(
     initial_sidebar_state="expanded",
 )
 
-PAGES = {
-    "Research": [
-        st.Page(state.NEW_RESEARCH, title="New research", icon=":material/edit_note:", default=True),
-        st.Page(state.REVIEW_PLAN, title="Review plan", icon=":material/rate_review:"),
-        st.Page(state.RUN, title="Run", icon=":material/account_tree:"),
-        st.Page(state.REPORT, title="Report", icon=":material/article:"),
-    ],
-    "Workspace": [
-        st.Page(state.HISTORY, title="History", icon=":material/history:"),
+
+def pages_for(user: User) -> dict[str, list[st.Page]]:
+    """The pages in the navigation: all of them, less Settings for whoever may not change them.
+
+    A viewer starts on History; New research stays listed (pages link to it) and says what a viewer may do.
+    """
+    reads_only = not permissions.may_start(user)
+    workspace = [
+        st.Page(state.HISTORY, title="History", icon=":material/history:", default=reads_only),
         st.Page(state.COMPARE, title="Compare", icon=":material/compare:"),
         st.Page(state.LIBRARY, title="Library", icon=":material/library_books:"),
-        st.Page(state.SETTINGS, title="Settings", icon=":material/settings:"),
-    ],
-}
+    ]
+    if permissions.may_change_settings(user):
+        workspace.append(st.Page(state.SETTINGS, title="Settings", icon=":material/settings:"))
+    return {
+        "Research": [
+            st.Page(state.NEW_RESEARCH, title="New research", icon=":material/edit_note:", default=not reads_only),
+            st.Page(state.REVIEW_PLAN, title="Review plan", icon=":material/rate_review:"),
+            st.Page(state.RUN, title="Run", icon=":material/account_tree:"),
+            st.Page(state.REPORT, title="Report", icon=":material/article:"),
+        ],
+        "Workspace": workspace,
+    }
 
 
 def sidebar_providers() -> None:
@@ -47,8 +58,11 @@ def sidebar_providers() -> None:
     st.markdown("**Providers**")
     dot = ":green[●]" if llm.ok else ":red[●]"
     model = settings.model_label()
-    st.markdown(f"{dot} LLM · `{esc(model)}`", help=llm.message)
-    st.caption(esc(settings.endpoint_label()))
+    if accounts.allowed(permissions.may_change_settings):  # the endpoint is the admin's to see
+        st.markdown(f"{dot} LLM · `{esc(model)}`", help=llm.message)
+        st.caption(esc(settings.endpoint_label()))
+    else:
+        st.markdown(f"{dot} LLM · `{esc(model)}`")
     names = [KNOWN_BACKENDS.get(n, n) for n in settings.search_backends]
     st.markdown(f"Search · {esc(', '.join(names) or 'none')}")
 
@@ -91,30 +105,15 @@ def run_card(snap: RunSnapshot) -> None:
     )
 
 
-def _logged_in() -> bool:
-    try:
-        return bool(st.user.is_logged_in)
-    except AttributeError:  # Streamlit without a login for this session
-        return False
+def hold_requested_page() -> None:
+    """Resolve the page the URL asks for, shown nowhere, so it opens after signing in."""
+    st.navigation(pages_for(LOCAL_USER), position="hidden")
 
 
-def require_login() -> None:
-    """With an `[auth]` section in .streamlit/secrets.toml (Streamlit's OIDC login), only a signed-in
-    user reaches the pages; without one the workbench is open, and listens on 127.0.0.1 only."""
-    try:
-        configured = "auth" in st.secrets
-    except Exception:  # no secrets file, or an unreadable one
-        configured = False
-    if configured and not _logged_in():
-        st.title("Arbor")
-        st.write("Log in to use the research workbench.")
-        st.button("Log in", type="primary", icon=":material/login:", on_click=st.login, key="app_login")
-        st.stop()
-
-
-require_login()
-page = st.navigation(PAGES)
+user = accounts.require_user(services.store_location(), hold_requested_page)  # sign-in, and nothing else, first
+page = st.navigation(pages_for(user))
 with st.sidebar:
+    accounts.sidebar_account(user)
     try:
         sidebar_providers()
         st.divider()

@@ -10,11 +10,12 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
+from research_core.accounts import permissions
 from research_core.configuration import RunConfig, input_range
 from research_core.runs.compare import metrics
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
-from ui import compare_view, run_form, run_list, run_view, services, state
+from ui import accounts, compare_view, run_form, run_list, run_view, services, state
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc
 
@@ -28,6 +29,7 @@ st.caption(
 
 runner = services.get_runner()
 jobs = services.compare_jobs()
+may_start = accounts.allowed(permissions.may_start)  # research both ways, and the judge: they spend the LLM
 settings = services.app_settings()
 local_model = settings.provider == "local"
 try:
@@ -93,7 +95,9 @@ def start_modes() -> None:
 
 
 def modes_form(expanded: bool) -> None:
-    """Question, budget and search for a flat-versus-hierarchical comparison."""
+    """Question, budget and search for a flat-versus-hierarchical comparison (whoever may start research)."""
+    if not may_start:
+        return
     title = "Research one question flat and hierarchically"
     with st.expander(title, icon=":material/compare_arrows:", expanded=expanded):
         st.text_area("Question", key="cmp_question", height=90, max_chars=4000)
@@ -147,7 +151,9 @@ shown = set(st.session_state["compare_pair"] or ()) | jobs.active_run_ids()
 ids = [i for i, r in by_id.items() if r.status in state.FINISHED or i in shown]
 if len(ids) < 2:
     st.info(
-        "Comparing needs at least two finished runs, or research one question both ways below.",
+        "Comparing needs at least two finished runs, or research one question both ways below."
+        if may_start
+        else "Comparing needs at least two finished runs you can open.",
         icon=":material/compare:",
     )
     modes_form(expanded=True)
@@ -257,7 +263,9 @@ else:
     elif job is not None and job.failed_while == "judging" and job.error:
         st.error(f"The judgement failed: {esc(job.error)}", icon=":material/error:")
     again = job is not None and job.comparison is not None
-    if st.button(
+    if not may_start:
+        st.caption("Your role reads runs only; a researcher or an admin can ask the judge.")
+    elif st.button(
         "Judge again" if again else "Judge the two reports",
         icon=":material/balance:",
         type="secondary" if again else "primary",

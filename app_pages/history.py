@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from research_core.accounts import permissions
 from research_core.runs.errors import RunError
 from research_core.runs.records import RunSummary
-from ui import resume, run_list, services, state, widgets
+from ui import access_view, accounts, resume, run_list, services, state, widgets
 from ui.widgets import esc
 
 st.title("History")
+if accounts.accounts_on():
+    st.caption("Your runs and the runs shared with the team.")
 
 runner = services.get_runner()
+team = accounts.accounts_on()  # with accounts: who owns each run, and what this user may do with it
 try:
     runs = runner.runs()
 except Exception as exc:  # an unreadable database
@@ -20,7 +24,8 @@ except Exception as exc:  # an unreadable database
 
 if not runs:
     st.info("No runs yet.", icon=":material/history:")
-    st.page_link(state.NEW_RESEARCH, label="Start your first research", icon=":material/edit_note:")
+    if accounts.allowed(permissions.may_start):
+        st.page_link(state.NEW_RESEARCH, label="Start your first research", icon=":material/edit_note:")
     st.stop()
 
 state.init_state({"history_confirm_delete": None, "history_message": None})
@@ -29,7 +34,7 @@ if st.session_state["history_message"]:
     st.session_state["history_message"] = None
 
 st.dataframe(
-    run_list.history_frame(runs),
+    run_list.history_frame(runs, with_owner=team),
     hide_index=True,
     width="stretch",
     column_config={
@@ -70,6 +75,8 @@ def lineage(row: RunSummary) -> None:
             both_done = original.status in state.FINISHED and row.status in state.FINISHED
             if both_done and st.button("Compare with the original", icon=":material/compare:", key="history_vs_parent"):
                 open_compare(parent, row.id)
+    elif parent and team:
+        st.caption(f"Re-run of one branch of run `{parent}`, which is not open to you.")
     elif parent:
         st.caption(f"Re-run of one branch of run `{parent}`, which has since been deleted.")
     children = [r.id for r in runs if r.parent_run_id == row.id]
@@ -127,8 +134,8 @@ def rerun_branch(run_id: str) -> None:
 
 
 def compare_picker() -> None:
-    """Pick two finished runs and open them on the Compare page."""
-    if len(finished_ids) < 2:
+    """Pick two finished runs and open them on the Compare page (whoever may start research: the judge)."""
+    if len(finished_ids) < 2 or not accounts.allowed(permissions.may_start):
         return
     with st.container(border=True):
         st.markdown("**Compare two runs**")
@@ -152,12 +159,15 @@ selected = st.selectbox(
 )
 row = by_id[selected]
 status = row.status
+rights = services.rights(selected)  # None without accounts: everything, as always
+steer = rights is None or rights.steer
 
 with st.container(border=True):
     st.markdown(f"**{esc(row.question)}**")
     with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         widgets.status_badge(status)
         st.caption(f"`{selected}` · {esc(row.mode or '–')}")
+    access_view.owner_caption(rights)
     if row.error:
         st.caption(f"Error: {esc(row.error)}")
     lineage(row)
@@ -170,17 +180,19 @@ with st.container(border=True):
             label, icon = "Open run", ":material/account_tree:"
         open_clicked = st.button(label, type="primary", icon=icon, key="history_open")
         resumed = False
-        if status in state.RESUMABLE and not services.run_is_active(selected):
+        if steer and status in state.RESUMABLE and not services.run_is_active(selected):
             resumed = resume.resume_buttons(selected, "history_resume", primary=False)
         # "running" here means a live process drives it (runs() reports a dead owner's run as interrupted)
         driven = services.run_is_active(selected) or status == "running"
-        delete_clicked = st.button(
+        delete_clicked = (rights is None or rights.delete) and st.button(
             "Delete…",
             icon=":material/delete:",
             key="history_delete",
             disabled=driven,
             help="This run is being researched; stop it or let it finish before deleting it." if driven else None,
         )
+        access_view.fork_button(selected, rights, key="history_fork")
+    access_view.share_toggle(selected, rights, key=f"history_share_{selected}")
 
     if open_clicked:
         state.go(state.page_for_status(status), selected)
@@ -208,6 +220,6 @@ with st.container(border=True):
                 st.session_state["history_message"] = "The run was deleted."
                 st.rerun()
 
-if status in state.FINISHED:
+if status in state.FINISHED and steer:
     rerun_branch(selected)
 compare_picker()

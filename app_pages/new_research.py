@@ -7,12 +7,23 @@ import time
 import streamlit as st
 from pydantic import ValidationError
 
+from research_core.accounts import permissions
 from research_core.configuration import LOCAL_MODEL_LABEL, TEMPLATE_DESCRIPTIONS, TEMPLATES, RunConfig, input_range
 from research_core.runs.errors import RunError
 from research_core.runs.inputs import clean_question
-from ui import run_form, services, state, widgets
+from ui import accounts, run_form, services, state, widgets
 from ui.settings_store import KNOWN_BACKENDS
 from ui.widgets import esc, status_label
+
+if not accounts.allowed(permissions.may_start):
+    st.title("New research")
+    st.info(
+        f"Your role ({accounts.signed_in().role}) reads runs: open yours and the team's from History. "
+        "Ask an admin for the researcher role to start research.",
+        icon=":material/visibility:",
+    )
+    st.page_link(state.HISTORY, label="History", icon=":material/history:")
+    st.stop()
 
 settings = services.app_settings()
 state.init_state(
@@ -204,7 +215,8 @@ with st.expander("Limits and search", icon=":material/tune:"):
 
 backends = ", ".join(KNOWN_BACKENDS.get(b, b) for b in st.session_state["nr_backends"]) or "none"
 model = settings.model if settings.provider == "openai" else f"{LOCAL_MODEL_LABEL} (embedded)"
-st.caption(f"LLM: **{esc(model)}** at {esc(settings.endpoint_label())} · Search: **{esc(backends)}**")
+where = f" at {esc(settings.endpoint_label())}" if accounts.allowed(permissions.may_change_settings) else ""
+st.caption(f"LLM: **{esc(model)}**{where} · Search: **{esc(backends)}**")
 
 
 def propose() -> None:

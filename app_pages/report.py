@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from research_core.output.export import redact_result
 from research_core.runs.errors import RunError
-from ui import report_view, services, state, widgets
+from ui import access_view, report_view, services, state, widgets
 from ui.widgets import esc
 
 logger = logging.getLogger(__name__)
@@ -36,8 +36,9 @@ runner = services.get_runner()
 try:
     result = runner.result(run_id)
     snap = runner.snapshot(run_id) if result is None else None
+    rights = services.rights(run_id)  # None without accounts: everything, as always
 except RunError as exc:
-    st.info(f"{exc} Pick a run on the History page.", icon=":material/info:")
+    st.info(f"{esc(exc)} Pick a run on the History page.", icon=":material/info:")
     st.page_link(state.HISTORY, label="History", icon=":material/history:")
     st.stop()
 except Exception as exc:  # a damaged or incompatible result, or an unreadable database
@@ -77,6 +78,12 @@ with st.container(horizontal=True, gap="small", vertical_alignment="center"):
     widgets.status_badge(result.status)
     st.badge(result.mode, color="gray", icon=":material/account_tree:")
     st.caption(f"Run `{result.run_id}` · finished {widgets.format_time(result.finished_at)} UTC")
+if rights is not None:
+    access_view.owner_caption(rights)
+    access_view.read_only_notice(rights)
+    with st.container(horizontal=True, gap="medium", vertical_alignment="center"):
+        access_view.share_toggle(run_id, rights, key=f"report_share_{run_id}")
+        access_view.fork_button(run_id, rights, key="report_fork")
 try:
     report_view.downloads(result, "report")
     report_view.report(result, key_prefix="report")

@@ -9,7 +9,7 @@ from research_core.errors import ArborError
 from research_core.gates import ReviewCancel, ReviewPayload, read_payload
 from research_core.planning.plan import PlanError
 from research_core.runs.errors import RunError
-from ui import plan_table, plan_view, services, state
+from ui import access_view, plan_table, plan_view, services, state
 from ui.widgets import esc, show_warnings, status_badge, status_label
 
 st.title("Review plan")
@@ -23,14 +23,23 @@ if not run_id:
 runner = services.get_runner()
 try:
     snap = runner.snapshot(run_id)
+    rights = services.rights(run_id)  # None without accounts: everything, as always
 except RunError as exc:
-    st.info(f"{exc} Pick a run on the History page.", icon=":material/info:")
+    st.info(f"{esc(exc)} Pick a run on the History page.", icon=":material/info:")
     st.page_link(state.HISTORY, label="History", icon=":material/history:")
     st.stop()
 
 st.markdown(f"### {esc(snap.question)}")
 gate = read_payload(snap.pending)
 pending = gate if isinstance(gate, ReviewPayload) else None
+access_view.owner_caption(rights)
+if rights is not None and rights.read_only and pending is not None:
+    access_view.read_only_notice(rights)
+    st.caption(f"Strategy: **{esc(pending.strategy or 'multi-faceted')}** · waiting for its owner's review.")
+    rows = plan_table.to_frame(plan_table.rows_from_payload(pending.sub_questions))
+    st.dataframe(rows, hide_index=True, width="stretch", key="rp_read_only")
+    access_view.fork_button(run_id, rights, key="rp_fork", primary=True)
+    st.stop()
 
 
 @st.fragment(run_every=0.7)

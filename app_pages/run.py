@@ -7,7 +7,7 @@ import streamlit as st
 from research_core.gates import DrillDownPayload, GateAnswer, ReviewPayload, RevisionPayload, StepPayload, read_payload
 from research_core.runs.errors import RunError
 from research_core.runs.snapshot import RunSnapshot
-from ui import gate_views, resume, run_view, services, state, widgets
+from ui import access_view, gate_views, resume, run_view, services, state, widgets
 from ui.widgets import esc
 
 st.title("Run")
@@ -23,8 +23,9 @@ if not run_id:
 runner = services.get_runner()
 try:
     snap = run_view.shown_snapshot(runner.snapshot(run_id))
+    rights = services.rights(run_id)  # None without accounts: everything, as always
 except RunError as exc:
-    st.info(f"{exc} Pick a run on the History page.", icon=":material/info:")
+    st.info(f"{esc(exc)} Pick a run on the History page.", icon=":material/info:")
     st.page_link(state.HISTORY, label="History", icon=":material/history:")
     st.stop()
 if st.query_params.get("run") != run_id:
@@ -59,6 +60,7 @@ with st.container(horizontal=True, gap="small", vertical_alignment="center"):
         icon=":material/step:" if snap.config.get("step_mode") else ":material/fast_forward:",
     )
     st.caption(f"Run `{run_id}` · started {widgets.format_time(snap.created_at)} UTC")
+access_view.owner_caption(rights)
 
 
 # ---- gates and terminal states ------------------------------------------------------------------
@@ -131,10 +133,25 @@ def live_view(run_id: str) -> None:
     run_view.run_panel(now, key_prefix="run")
 
 
+def read_only_controls(s: RunSnapshot) -> None:
+    """What a reader of someone else's shared run can do: read, follow to the report, fork."""
+    access_view.read_only_notice(rights)
+    with st.container(horizontal=True, gap="small"):
+        if s.status in state.FINISHED:
+            report = {"run": s.run_id}
+            st.page_link(state.REPORT, label="Read the report", icon=":material/article:", query_params=report)
+        access_view.fork_button(s.run_id, rights, key="run_fork")
+
+
 if is_live(snap):
+    if rights is not None and rights.read_only:
+        access_view.read_only_notice(rights)
     live_view(run_id)
 else:
     run_view.overview(snap, key_prefix="run")
-    controls(snap)
+    if rights is not None and rights.read_only:
+        read_only_controls(snap)
+    else:
+        controls(snap)
     st.divider()
     run_view.details(snap, key_prefix="run")

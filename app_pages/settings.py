@@ -1,4 +1,4 @@
-"""Settings: LLM endpoint and models, API key (session only), search backends, pricing, default limits."""
+"""Settings (an admin's, with accounts): LLM endpoint and models, API key, search, pricing, default limits."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
+from research_core.accounts import permissions
 from research_core.configuration import LOCAL_MODEL_NAME, TEMPLATE_DESCRIPTIONS, TEMPLATES, RunConfig, input_range
-from ui import services, settings_form, state
+from ui import accounts, services, settings_form, settings_keys, state
 from ui.settings_store import KNOWN_BACKENDS, AppSettings, mask_secret, save_settings, settings_path
 from ui.widgets import esc
 
@@ -27,6 +28,9 @@ def forget_session_key() -> None:
 
 
 st.title("Settings")
+if not accounts.allowed(permissions.may_change_settings):
+    st.info("Only an admin sees and changes the settings, the LLM endpoint and its API key.", icon=":material/lock:")
+    st.stop()
 
 saved = services.app_settings()
 endpoint = settings_form.endpoint_of(saved)
@@ -82,16 +86,19 @@ with llm_col:
     st.subheader("API key")
     key, source = services.resolve_api_key()
     st.markdown(f"Current key: `{esc(mask_secret(key))}` · from {esc(source)}")
-    st.caption(
-        "A key entered here is kept in this browser session's memory only: it is never written to the "
-        "database, the settings file or any export. For a permanent key set `OPENAI_API_KEY` in the "
-        "environment or in `.streamlit/secrets.toml`."
-    )
-    with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
-        st.text_input("API key for this session", type="password", key="set_api_key_input", width=360)
-        st.button("Use for this session", key="set_use_key", on_click=use_session_key)
-        if st.session_state.get(services.SESSION_API_KEY):
-            st.button("Forget", key="set_forget_key", on_click=forget_session_key)
+    if accounts.accounts_on():
+        settings_keys.server_key_form()
+    else:
+        st.caption(
+            "A key entered here is kept in this browser session's memory only: it is never written to the "
+            "database, the settings file or any export. For a permanent key set `OPENAI_API_KEY` in the "
+            "environment or in `.streamlit/secrets.toml`."
+        )
+        with st.container(horizontal=True, gap="small", vertical_alignment="bottom"):
+            st.text_input("API key for this session", type="password", key="set_api_key_input", width=360)
+            st.button("Use for this session", key="set_use_key", on_click=use_session_key)
+            if st.session_state.get(services.SESSION_API_KEY):
+                st.button("Forget", key="set_forget_key", on_click=forget_session_key)
 
     st.subheader("Search")
     st.multiselect(

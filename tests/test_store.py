@@ -126,6 +126,11 @@ CREATE INDEX "idx_runs_created_at" ON "runs" ("created_at");
 TEAM_COLUMNS = [("stop_requested_at", "TEXT", 0), ("queued_answer_json", "TEXT", 0)]
 
 
+# And the run's owner and visibility (accounts), both NULL in old rows.
+ACCOUNT_COLUMNS = [("owner", "TEXT", 0), ("visibility", "TEXT", 0)]
+NEWER_COLUMNS = TEAM_COLUMNS + ACCOUNT_COLUMNS
+
+
 def test_a_database_made_by_the_sqlite_utils_store_opens_with_only_the_newer_columns_added(tmp_path):
     db = tmp_path / "arbor.db"
     with sqlite3.connect(db) as conn:
@@ -141,12 +146,13 @@ def test_a_database_made_by_the_sqlite_utils_store_opens_with_only_the_newer_col
         indexes_before = conn.execute("select sql from sqlite_master where type = 'index' order by name").fetchall()
     store = RunStore(db)
     assert [r.id for r in store.list()] == ["old-2", "old-1"]
+    assert (store.get("old-1").owner, store.get("old-1").visibility) == (None, None)  # the local user's, as before
     assert store.get("old-1").active_s == 1.5 and store.add_active_seconds("old-1", 1) == 2.5
     store.create("new", "Q", CONFIG)
     assert store.delete("old-2") and [r.id for r in store.list()] == ["new", "old-1"]
     store.close()
     with sqlite3.connect(db) as conn:
-        assert [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")] == columns_before + TEAM_COLUMNS
+        assert [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")] == columns_before + NEWER_COLUMNS
         indexes = conn.execute("select sql from sqlite_master where type = 'index' order by name").fetchall()
         assert indexes == indexes_before
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -162,4 +168,4 @@ def test_a_new_sqlite_database_gets_the_tables_the_sqlite_utils_store_made_and_t
             columns[name] = [(r[1], r[2], r[5]) for r in conn.execute("PRAGMA table_info(runs)")]
             indexes = [r[1] for r in conn.execute("PRAGMA index_list(runs)") if r[3] == "c"]
             assert indexes == ["idx_runs_created_at"]
-    assert columns["new.db"] == columns["old.db"] + TEAM_COLUMNS
+    assert columns["new.db"] == columns["old.db"] + NEWER_COLUMNS

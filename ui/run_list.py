@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from research_core.accounts.permissions import visibility_of
+from research_core.accounts.records import LOCAL_NAME
 from research_core.runs.records import RunSummary
 from ui import widgets
 
@@ -19,22 +21,27 @@ def cost_of(row: RunSummary) -> float | None:
     return float(row.totals.cost_usd) if row.totals is not None else None
 
 
-def history_frame(runs: Sequence[RunSummary]) -> pd.DataFrame:
-    """The History table: date, question, mode, status, cost, run id and the run it re-runs a branch of."""
-    return pd.DataFrame(
-        [
-            {
-                "date": widgets.format_time(r.created_at),
-                "question": r.question or "",
-                "mode": r.mode or "",
-                "status": widgets.status_label(r.status or ""),
-                "cost": cost_of(r),
-                "id": r.id,
-                "re-run of": r.parent_run_id or "",
-            }
-            for r in runs
-        ]
-    )
+def history_frame(runs: Sequence[RunSummary], *, with_owner: bool = False) -> pd.DataFrame:
+    """The History table: date, question, mode, status, cost, run id and the run it re-runs a branch of.
+
+    `with_owner` (a workbench with accounts) adds whose each run is and whether it is shared.
+    """
+    rows = []
+    for r in runs:
+        row = {
+            "date": widgets.format_time(r.created_at),
+            "question": r.question or "",
+            "mode": r.mode or "",
+            "status": widgets.status_label(r.status or ""),
+            "cost": cost_of(r),
+            "id": r.id,
+            "re-run of": r.parent_run_id or "",
+        }
+        if with_owner:
+            row["owner"] = r.owner or LOCAL_NAME
+            row["shared"] = visibility_of(r) == "team"
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def run_label(row: RunSummary) -> str:

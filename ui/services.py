@@ -26,6 +26,7 @@ from typing import Any
 
 import streamlit as st
 
+from research_core.accounts.access import RunRights, UserRuns
 from research_core.configuration import OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.db import default_db_path
 from research_core.errors import ArborError
@@ -37,6 +38,7 @@ from research_core.search import registry
 from research_core.search.library import DocumentLibrary
 from research_core.storage.location import StoreLocation, locate
 from research_core.text.sanitize import strip_url_secrets, strip_url_secrets_in_text
+from ui import accounts
 from ui.settings_store import AppSettings, load_settings
 
 logger = logging.getLogger(__name__)
@@ -72,11 +74,22 @@ def _secret_key() -> str | None:
     return str(value) if value else None
 
 
+def saved_api_key() -> str | None:
+    """The API key an admin saved on the server (in the database), if any."""
+    try:
+        return accounts.server_keys(store_location()).get()
+    except ArborError:  # an unreachable database: the other sources still apply
+        return None
+
+
 def resolve_api_key() -> tuple[str | None, str]:
-    """The API key and where it comes from: this session, secrets.toml, the environment, or nowhere."""
+    """The API key and where it comes from: this session, the server, secrets.toml, the environment, or nowhere."""
     session_key = st.session_state.get(SESSION_API_KEY)
     if session_key:
         return str(session_key), "this session"
+    saved = saved_api_key()
+    if saved:
+        return saved, "saved on the server by an admin"
     secret = _secret_key()
     if secret:
         return secret, ".streamlit/secrets.toml"
@@ -153,12 +166,17 @@ def _runner(
     return runner
 
 
-def get_runner(settings: AppSettings | None = None) -> Runner:
-    """The runner of this server process for the current database, settings and key."""
+def as_signed_in(runner: Runner) -> Runner | UserRuns:
+    """The runner as the signed-in account may use it; the runner itself without accounts (the local user)."""
+    return UserRuns(runner, accounts.signed_in()) if accounts.accounts_on() else runner
+
+
+def get_runner(settings: AppSettings | None = None) -> Runner | UserRuns:
+    """The runner of this server process for the current database, settings and key, as the signed-in user's."""
     settings = settings or app_settings()
     key, _source = resolve_api_key()
     location = store_location()
-    return _runner(
+    runner = _runner(
         location.shown,
         settings.llm_settings().model_dump_json(),
         json.dumps(settings.pricing, sort_keys=True),
@@ -166,14 +184,15 @@ def get_runner(settings: AppSettings | None = None) -> Runner:
         key,
         location,
     )
+    return as_signed_in(runner)
 
 
-def runner_with_llm(llm: Any) -> Runner:
+def runner_with_llm(llm: Any) -> Runner | UserRuns:
     """A runner like `get_runner()` but with the given LLM settings (a run's own, to resume it)."""
     settings = app_settings()
     key, _source = resolve_api_key()
     location = store_location()
-    return _runner(
+    runner = _runner(
         location.shown,
         llm.model_dump_json(),
         json.dumps(settings.pricing, sort_keys=True),
@@ -181,6 +200,16 @@ def runner_with_llm(llm: Any) -> Runner:
         key,
         location,
     )
+    return as_signed_in(runner)
+
+
+def rights(run_id: str) -> RunRights | None:
+    """What the signed-in account may do with a run it can read; None without accounts (everything, as always).
+
+    Raises the run API's RunError, the same for a missing run and one the account may not read.
+    """
+    runner = get_runner()
+    return runner.rights(run_id) if isinstance(runner, UserRuns) else None
 
 
 def run_is_active(run_id: str) -> bool:

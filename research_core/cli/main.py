@@ -13,19 +13,24 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from research_core.accounts.access import UserRuns
+from research_core.accounts.records import LOCAL_USER
 from research_core.cli.commands.cache import cache
 from research_core.cli.commands.compare import compare
 from research_core.cli.commands.gates import gates
 from research_core.cli.commands.library import library
 from research_core.cli.commands.research import decompose, rerun, resume, run
 from research_core.cli.commands.runs import delete, export, list_runs, show
+from research_core.cli.commands.sharing import fork, share
+from research_core.cli.commands.users import users
 from research_core.cli.commands.worker import worker
 from research_core.cli.config import command_config, make_runner, validation_line
 from research_core.cli.errors import EXIT_FAILED, EXIT_USAGE, CliError
 from research_core.cli.options import check_numbers
 from research_core.cli.parser import NUMBER_OPTIONS, build_parser
-from research_core.cli.preflight import check_files
+from research_core.cli.preflight import check_files, command_location
 from research_core.cli.signals import Stopped, exit_code, stop_signals_interrupt
+from research_core.cli.signin import acting_user, check_allowed
 from research_core.cli.terminal import clean_output_streams
 from research_core.configuration import LLMSettings, RunConfig
 from research_core.errors import ArborError
@@ -46,7 +51,11 @@ COMMANDS: dict[str, Command] = {
     "show": show,
     "export": export,
     "delete": delete,
+    "share": share,
+    "fork": fork,
 }
+# Commands that need the run API of one user even without accounts (as the local user).
+AS_A_USER = ("share", "fork")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -62,12 +71,19 @@ def run_command(args: argparse.Namespace) -> int:
         return gates(args)
     if args.command == "worker":  # each run brings its own LLM settings
         return worker(args)
+    if args.command == "users":  # signs in itself: no admin is needed before the first one exists
+        return users(args)
     check_files(args)
+    user = acting_user(args, command_location(args))
+    if user is not None:
+        check_allowed(args, user)
     if args.command == "library":
         return library(args)
     if args.command == "cache":
         return cache(args)
-    runner = make_runner(args)
+    runner: Runner | UserRuns = make_runner(args)
+    if user is not None or args.command in AS_A_USER:
+        runner = UserRuns(runner, user or LOCAL_USER)
     config = command_config(args)
     command = COMMANDS.get(args.command)
     return command(args, runner, config) if command is not None else EXIT_USAGE

@@ -53,6 +53,7 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="SQLite file or postgresql:// URL (default: $ARBOR_DATABASE_URL, else $ARBOR_DB, else ./data/arbor.db)",
     )
+    add_user_option(g)
     g.add_argument("--llm", choices=["local", "openai"], default=None, help="embedded local model or OpenAI-compatible")
     g.add_argument("--llm-base-url", default=None, help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
     g.add_argument("--llm-model", default=None, help="working model (plan, extract, branch synthesis)")
@@ -68,6 +69,17 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     parallel_help = f"branches researched at once ({PARALLEL.span})"
     g.add_argument("--parallel", type=PARALLEL.parse, default=None, help=parallel_help)
     g.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
+
+
+def add_user_option(group: Any) -> None:
+    """--user: the account a command acts as when the database has accounts."""
+    group.add_argument(
+        "--user",
+        default=None,
+        metavar="NAME",
+        help="the account to act as when the database has accounts (default: $ARBOR_USER); "
+        "its password is read from $ARBOR_PASSWORD or asked",
+    )
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
@@ -92,6 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_cache_commands(sub)
     _add_gates_command(sub)
     _add_worker_command(sub)
+    _add_team_commands(sub)
+    _add_users_commands(sub)
     return parser
 
 
@@ -258,3 +272,72 @@ def _add_worker_command(sub: Any) -> None:
         help="postgresql:// URL (default: $ARBOR_DATABASE_URL)",
     )
     p.add_argument("-v", "--verbose", action="store_true", help="log what the worker and the engine do")
+
+
+def _add_team_commands(sub: Any) -> None:
+    """share and fork: a team's runs."""
+    p = sub.add_parser(
+        "share",
+        help="share your run with the team (read-only for the others), or make it private again",
+        description="Runs start private: only their owner sees them. A shared run is listed and opens read-only for "
+        "every account, which may fork it. Needs a database with accounts to mean anything.",
+    )
+    p.add_argument("run_id")
+    p.add_argument("--private", action="store_true", help="make the run yours alone again")
+    add_common_options(p)
+
+    p = sub.add_parser(
+        "fork",
+        help="copy a run you can read (its question, settings and plan) into a new run of yours",
+        description="The copy stops at its plan review, whatever the original did: edit the plan, then "
+        "`resume NEW_ID --answer approve` (or PLAN.json).",
+    )
+    p.add_argument("run_id")
+    add_common_options(p)
+
+
+def _add_users_commands(sub: Any) -> None:
+    """users add, list, remove, set-role and passwd: the accounts of a team installation."""
+    from research_core.accounts.records import ROLES
+
+    users = sub.add_parser(
+        "users",
+        help="the accounts of a team installation: add, list, remove, set-role, passwd",
+        description="Without accounts, the workbench and the CLI act as one local user. The first account added "
+        "must be an admin; after that, these commands act as an admin (--user, password from $ARBOR_PASSWORD "
+        "or asked).",
+    )
+    users_sub = users.add_subparsers(dest="users_command", required=True)
+    p = users_sub.add_parser("add", help="add an account")
+    p.add_argument("name", help="letters, digits and . _ @ + - (with OIDC: the e-mail address the provider gives)")
+    p.add_argument("--role", choices=ROLES, required=True)
+    _add_password_options(p)
+    p = users_sub.add_parser("list", help="list the accounts")
+    _add_account_db_options(p)
+    p = users_sub.add_parser("remove", help="remove an account (its runs stay)")
+    p.add_argument("name")
+    _add_account_db_options(p)
+    p = users_sub.add_parser("set-role", help="give an account another role")
+    p.add_argument("name")
+    p.add_argument("role", choices=ROLES)
+    _add_account_db_options(p)
+    p = users_sub.add_parser("passwd", help="set an account's password")
+    p.add_argument("name")
+    _add_password_options(p)
+
+
+def _add_password_options(parser: argparse.ArgumentParser) -> None:
+    """How a new password arrives: typed twice, one line of stdin, or none (OIDC sign-in only)."""
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--password-stdin", action="store_true", help="read the password from standard input (one line)")
+    how.add_argument(
+        "--no-password", action="store_true", help="no password: the account signs in through the OIDC provider only"
+    )
+    _add_account_db_options(parser)
+
+
+def _add_account_db_options(parser: argparse.ArgumentParser) -> None:
+    """The database and the acting admin of a users command."""
+    g = parser.add_argument_group("common options")
+    g.add_argument("--db", type=db_option, default=None, help="SQLite file or postgresql:// URL (as other commands)")
+    add_user_option(g)

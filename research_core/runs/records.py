@@ -10,7 +10,7 @@ Arbor (dict rows lacking newer fields) opens as typed rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -39,7 +39,11 @@ class RunTotals(BaseModel):
 
 @dataclass(frozen=True)
 class RunSummary:
-    """One run as History and `runs` list it (no config, plan or result)."""
+    """One run as History and `runs` list it (no config, plan or result).
+
+    `owner` is the account that started it (None: the local user) and `visibility` private or team
+    as recorded (None for runs recorded without one); `accounts.permissions` reads both.
+    """
 
     id: str
     question: str
@@ -53,6 +57,8 @@ class RunSummary:
     parent_run_id: str | None
     owner_pid: int | None
     owner_token: str | None
+    owner: str | None = field(default=None, kw_only=True)
+    visibility: str | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ for a `worker` (`runs.queue`). `request_stop` asks whoever drives a run to stop 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import threading
 import time
@@ -168,8 +169,9 @@ class Runner:
         *,
         run_id: str | None = None,
         parent_run_id: str | None = None,
+        owner: str | None = None,
     ) -> str:
-        """Validate the inputs and record a new run, the settings it leaves to the model filled in; nothing runs yet."""
+        """Check the inputs, record a run of `owner` (None: the local user) with its model settings; nothing runs."""
         question = clean_question(question)
         config = with_model_settings(config, self.llm.is_local)
         plan_dict = None
@@ -179,18 +181,19 @@ class Runner:
             except PlanError as exc:
                 raise RunError(f"The plan is invalid: {exc}") from None
         run_id = run_id or time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-        self.store.create(
-            run_id, question, config.model_dump(), parent_run_id=parent_run_id, llm=self.llm_settings.to_record()
-        )
+        llm = self.llm_settings.to_record()
+        self.store.create(run_id, question, config.model_dump(), parent_run_id=parent_run_id, llm=llm, owner=owner)
         if plan_dict is not None:
             self.store.update(run_id, plan_json=plan_dict)
         return run_id
 
-    def enqueue(self, question: str, config: RunConfig, plan: Plan | dict | None = None) -> str:
-        """Record a new run and queue it for a `worker` (PostgreSQL only); returns its id at once."""
+    def enqueue(
+        self, question: str, config: RunConfig, plan: Plan | dict | None = None, *, owner: str | None = None
+    ) -> str:
+        """Record a new run of `owner` and queue it for a `worker` (PostgreSQL only); returns its id at once."""
         from research_core.runs.queue import enqueue_new_run
 
-        return enqueue_new_run(self.store, self.create_run, question, config, plan)
+        return enqueue_new_run(self.store, functools.partial(self.create_run, owner=owner), question, config, plan)
 
     def enqueue_resume(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> None:
         """Queue the run for a worker to continue with this runner's LLM, answering its open gate with `answer`."""
@@ -257,7 +260,7 @@ class Runner:
     def prepare_rerun(
         self, run_id: str, branch_id: str, *, question_text: str | None = None, priority: Any = None
     ) -> str:
-        """Create the linked run of a branch re-run, ready to drive (the UI drives it in the background)."""
+        """Create the linked run of a branch re-run (owned as its run), ready for the UI to drive in the background."""
         record = self._record(run_id)
         if record.status not in FINISHED:
             raise RunError(f"Run {run_id} is {record.status}; only a finished run can re-run a branch.")
@@ -372,11 +375,12 @@ class Runner:
         self._record(run_id)
         return self.store.result(run_id)
 
-    def runs(self) -> list[RunSummary]:
-        """All runs, newest first; one recorded as running but driven by no live process is `interrupted`."""
+    def runs(self, keep: Callable[[RunSummary], bool] | None = None) -> list[RunSummary]:
+        """All runs (or those `keep` keeps), newest first; one recorded as running but driven by no live
+        process is `interrupted`."""
         return [
             dataclasses.replace(row, status=shown_status(row.status, active=self.is_active(row.id), owner_is_alive=a))
-            for row in self.store.list()
+            for row in self.store.list(keep=keep)
             for a in (owner_alive(row.owner_pid, row.owner_token),)
         ]
 

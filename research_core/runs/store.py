@@ -58,6 +58,8 @@ SUMMARY_COLUMNS = (
     "parent_run_id",
     "owner_pid",
     "owner_token",
+    "owner",
+    "visibility",
 )
 RECORD_COLUMNS = (*SUMMARY_COLUMNS, "config_json", "plan_json", "llm_json", "active_s")
 OWNER_COLUMNS = (runs.c.status, runs.c.owner_pid, runs.c.owner_token)
@@ -99,6 +101,8 @@ def summary_from_row(row: Row) -> RunSummary:
         parent_run_id=row["parent_run_id"],
         owner_pid=row["owner_pid"],
         owner_token=row["owner_token"],
+        owner=row["owner"],
+        visibility=row["visibility"],
     )
 
 
@@ -154,10 +158,17 @@ class RunStore:
         config: dict[str, Any],
         parent_run_id: str | None = None,
         llm: dict[str, Any] | None = None,
+        owner: str | None = None,
     ) -> None:
-        """Record a new run; `llm` holds the LLM settings it runs with (never an API key)."""
+        """Record a new run; `llm` holds the LLM settings it runs with (never an API key).
+
+        A run with an `owner` (an account) starts private; one without belongs to the local user. A
+        branch re-run (`parent_run_id`) given no owner belongs to the owner of the run it re-runs.
+        """
         now = utc_now()
         with self._transaction() as conn:
+            if owner is None and parent_run_id is not None:
+                owner = conn.execute(select(runs.c.owner).where(runs.c.id == parent_run_id)).scalar()
             conn.execute(
                 insert(runs).values(
                     id=run_id,
@@ -171,6 +182,8 @@ class RunStore:
                     parent_run_id=parent_run_id,
                     llm_json=json.dumps(llm) if llm is not None else None,
                     active_s=0.0,
+                    owner=owner,
+                    visibility="private" if owner is not None else None,
                 )
             )
 
@@ -251,13 +264,14 @@ class RunStore:
             row = conn.execute(query).mappings().first()
         return None if row is None else record_from_row(row)
 
-    def list(self, limit: int = 500) -> list[RunSummary]:
-        """Runs, newest first, as summaries (no config, plan or result)."""
+    def list(self, limit: int = 500, keep: Callable[[RunSummary], bool] | None = None) -> list[RunSummary]:
+        """Runs, newest first, as summaries (no config, plan or result); with `keep`, the first `limit` it keeps."""
         columns = [runs.c[name] for name in SUMMARY_COLUMNS]
-        query = select(*columns).order_by(runs.c.created_at.desc(), self._order.desc()).limit(limit)
+        query = select(*columns).order_by(runs.c.created_at.desc(), self._order.desc())
         with self._transaction() as conn:
-            rows = conn.execute(query).mappings().all()
-        return [summary_from_row(row) for row in rows]
+            rows = conn.execute(query if keep is not None else query.limit(limit)).mappings().all()
+        summaries = (summary_from_row(row) for row in rows)
+        return [s for s in summaries if keep is None or keep(s)][:limit]
 
     def result(self, run_id: str) -> RunResult | None:
         """The stored result of a finished run; None when the run has none (or does not exist).

@@ -2,6 +2,8 @@
 
 On SQLite it is the table older Arbors made with sqlite-utils (same names and types), so their
 databases open unchanged; columns added since are added to older tables when a store opens them.
+A run's `owner` (an account name) and `visibility` (private or team) say who may open it
+(`research_core.accounts.permissions`); runs recorded before them have neither and stay open to all.
 Newest-first order breaks ties of `created_at` (whole seconds) by insertion order: SQLite's
 `rowid`, and on PostgreSQL, which has none, an identity column `seq` added to the table there.
 """
@@ -38,6 +40,8 @@ runs = Table(
     # A team installation's requests to the worker driving the run (`RunStore.request_stop`, `queue_again`).
     Column("stop_requested_at", Text),
     Column("queued_answer_json", Text),
+    Column("owner", Text),  # the account that started it; NULL: the local user (no accounts, or before them)
+    Column("visibility", Text),  # private | team; NULL: as `accounts.permissions.visibility_of` reads it
 )
 Index("idx_runs_created_at", runs.c.created_at)
 

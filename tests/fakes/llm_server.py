@@ -172,6 +172,7 @@ class ScriptedLLM:
     latency_s: float = 0.0
     latency_by_task: dict[str, float] = field(default_factory=dict)
     calls: list[tuple[str, dict]] = field(default_factory=list)
+    authorizations: list[str | None] = field(default_factory=list)  # each call's Authorization header
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next_reply(self, task: str, body: dict) -> str | Fault:
@@ -238,6 +239,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         task = self.headers.get("X-Arbor-Task", "unknown")
         scripted = self.server.scripted
+        scripted.authorizations.append(self.headers.get("Authorization"))
         delay = scripted.latency_by_task.get(task, scripted.latency_s)
         reply = scripted.next_reply(task, body)
         if isinstance(reply, Fault):

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from research_core.accounts.access import UserRuns
+from research_core.accounts.permissions import visibility_of
+from research_core.accounts.records import LOCAL_NAME
 from research_core.cli.errors import CliError
 from research_core.cli.gates import print_gate
 from research_core.cli.output import write_file
@@ -20,7 +23,8 @@ def list_runs(args: argparse.Namespace, runner: Runner, config: RunConfig | None
     for r in rows:
         cost = f"${r.totals.cost_usd:.4f}" if r.totals is not None else "-"
         mode = r.mode or "-"
-        print(f"{r.id}  {r.status:<24} {mode:<12} {r.created_at}  {cost:>9}  {r.question[:60]}")
+        whose = f"{r.owner or LOCAL_NAME:<16} {visibility_of(r):<8}" if isinstance(runner, UserRuns) else ""
+        print(f"{r.id}  {r.status:<24} {mode:<12} {whose}{r.created_at}  {cost:>9}  {r.question[:60]}")
     return 0
 
 
@@ -28,6 +32,9 @@ def show(args: argparse.Namespace, runner: Runner, config: RunConfig | None) -> 
     """A run's status, its branches with their iterations, its error and its open gate."""
     snap = runner.snapshot(args.run_id)
     print(f"{snap.run_id}: {snap.status} ({snap.mode}) — {snap.question}")
+    if isinstance(runner, UserRuns):
+        rights = runner.rights(args.run_id)
+        print(f"owner: {rights.owner} ({'shared with the team' if rights.visibility == 'team' else 'private'})")
     for b in snap.branches:
         print(f"  {b.id} {b.status:<12} {b.iteration_count}/{b.allocated_iterations} it.  {b.question_text}")
     if snap.error:
