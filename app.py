@@ -27,12 +27,13 @@ st.set_page_config(
 )
 
 
-def pages_for(user: User) -> dict[str, list[st.Page]]:
+def pages_for(user: User, *, start_on_history: bool = False) -> dict[str, list[st.Page]]:
     """The pages in the navigation: all of them, less Settings for whoever may not change them.
 
-    A viewer starts on History; New research stays listed (pages link to it) and says what a viewer may do.
+    A viewer starts on History (as does whoever signs in at the app's root address); New research
+    stays listed (pages link to it) and says what a viewer may do.
     """
-    reads_only = not permissions.may_start(user)
+    reads_only = start_on_history or not permissions.may_start(user)
     workspace = [
         st.Page(state.HISTORY, title="History", icon=":material/history:", default=reads_only),
         st.Page(state.COMPARE, title="Compare", icon=":material/compare:"),
@@ -106,8 +107,8 @@ def run_card(snap: RunSnapshot) -> None:
 
 
 def hold_requested_page() -> None:
-    """Resolve the page the URL asks for, shown nowhere, so it opens after signing in."""
-    st.navigation(pages_for(LOCAL_USER), position="hidden")
+    """Resolve the page the URL asks for (History at the root), shown nowhere, so it opens after signing in."""
+    st.navigation(pages_for(LOCAL_USER, start_on_history=True), position="hidden")
 
 
 user = accounts.require_user(services.store_location(), hold_requested_page)  # sign-in, and nothing else, first

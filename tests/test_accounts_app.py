@@ -270,6 +270,19 @@ def test_a_shared_run_waiting_for_review_shows_its_plan_read_only(team) -> None:
     assert "Approve and research" in labels(at)
 
 
+def test_a_shared_run_paused_at_a_step_gate_offers_its_reader_no_answer(team) -> None:
+    alice = UserRuns(team["runner"], User("alice", "researcher"))
+    paused = alice.start(QUESTION, quick(step_mode=True)).run_id
+    assert team["runner"].snapshot(paused).status == "awaiting_step"
+    alice.set_visibility(paused, "team")
+    at = as_("bob", "app_pages/run.py", run_id=paused)
+    no_exception(at)
+    assert "Read-only" in texts(at.info) and "Fork" in labels(at)
+    assert not {"Continue", "Stop early and write the report", "Resume"} & set(labels(at))
+    at = as_("alice", "app_pages/run.py", run_id=paused)  # its owner answers it
+    assert {"Continue", "Stop early and write the report"} <= set(labels(at))
+
+
 # ---- roles ------------------------------------------------------------------------------------------
 
 
@@ -390,3 +403,31 @@ def test_a_provider_without_accounts_signs_everyone_in_as_the_one_local_user(env
     no_exception(at)
     assert at.title[0].value == "New research" and "Sign out" not in labels(at)  # as before accounts
     assert "Save settings" in labels(open_page(at, "app_pages/settings.py"))
+
+
+# ---- the same on PostgreSQL ------------------------------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_on_postgresql_history_and_the_url_refusal_follow_the_same_rules(env, postgres_url, monkeypatch) -> None:
+    monkeypatch.setenv("ARBOR_DATABASE_URL", postgres_url)
+    store = AccountStore(postgres_url)
+    for name, role in ROLES.items():
+        store.add(name, role, PASSWORDS[name])
+    store.close()
+    runner = runner_for({**env, "db": postgres_url})
+    alice = UserRuns(runner, User("alice", "researcher"))
+    private = alice.start(PRIVATE_QUESTION, quick(mode="flat")).run_id
+    shared = alice.start(QUESTION, quick(mode="flat")).run_id
+    alice.set_visibility(shared, "team")
+
+    at = as_("bob", "app_pages/history.py")
+    no_exception(at)
+    assert set(at.dataframe[0].value["id"]) == {shared}
+    for target in (private, MISSING):
+        at = as_("bob", "app_pages/report.py", run_id=target)
+        assert f"No run {target} you can open." in texts(at.info) and PRIVATE_QUESTION not in everything(at)
+    at = as_("bob", "app_pages/report.py", run_id=shared)
+    assert "Read-only: this is alice's run, shared with the team." in texts(at.info) and "Fork" in labels(at)
+    at = as_("alice", "app_pages/history.py")
+    assert set(at.dataframe[0].value["id"]) == {private, shared}
