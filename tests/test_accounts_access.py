@@ -62,6 +62,8 @@ def test_a_private_run_is_its_owners_alone_and_refused_like_a_missing_one(people
             (them.rights, (run_id,), {}),
             (them.resume, (run_id, "approve"), {}),
             (them.resume_background, (run_id,), {}),
+            (them.enqueue_resume, (run_id, "approve"), {}),
+            (them.request_stop, (run_id,), {}),
             (them.prepare_rerun, (run_id, "sq_001"), {}),
             (them.delete, (run_id,), {}),
             (them.set_visibility, (run_id, "team"), {}),
@@ -72,6 +74,7 @@ def test_a_private_run_is_its_owners_alone_and_refused_like_a_missing_one(people
             missing_args = (MISSING, *args[1:])
             assert refused(call, *missing_args, **kwargs) == refusal(MISSING)  # the same words
     assert runner.store.get(run_id) is not None  # nothing happened to it
+    assert not runner.store.stop_requested(run_id) and runner.store.get(run_id).status == "completed"
 
 
 def test_a_shared_run_opens_read_only_and_forks_into_a_run_of_ones_own(people):

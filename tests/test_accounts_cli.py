@@ -43,8 +43,10 @@ class Team:
         return code, captured.out, captured.err
 
     def as_(self, user: str | None, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
-        """A command with the LLM and search options, as `user` (None: nobody signs in)."""
-        return self._call([*args, *self.common], user, stdin)
+        """A command with the LLM and search options, as `user` (None: nobody signs in). On PostgreSQL
+        the research commands run in this process (--here); tests/test_workers.py covers the queue."""
+        here = ["--here"] if args and args[0] in ("run", "resume", "rerun") and "://" in self.db else []
+        return self._call([*args, *here, *self.common], user, stdin)
 
     def users(self, user: str | None, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
         """A users command on the database, as `user`."""

@@ -195,10 +195,12 @@ class UserRuns:
             return False
         return self._runner.is_active(run_id)
 
-    def wait(self, run_id: str, timeout: float | None = None) -> RunSnapshot:
-        """Block until the run's background drive ends."""
+    def wait(
+        self, run_id: str, timeout: float | None = None, on_status: Callable[[str], None] | None = None
+    ) -> RunSnapshot:
+        """Block until the run's background drive (PostgreSQL: its worker's) ends."""
         self._readable(run_id)
-        return self._runner.wait(run_id, timeout)
+        return self._runner.wait(run_id, timeout, on_status)
 
     # ---- starting -----------------------------------------------------------------------------
 
@@ -261,6 +263,16 @@ class UserRuns:
         """Answer the run's gate or continue it on a background thread (its owner)."""
         self._steerable(run_id, "steer")
         self._runner.resume_background(run_id, answer)
+
+    def enqueue_resume(self, run_id: str, answer: GateAnswer | str | dict[str, Any] | None = None) -> None:
+        """Queue the user's own run for a worker to continue, answering its gate with `answer` (PostgreSQL)."""
+        self._steerable(run_id, "steer")
+        self._runner.enqueue_resume(run_id, answer)
+
+    def request_stop(self, run_id: str) -> None:
+        """Ask whichever process drives the user's own run to stop it at its next step."""
+        self._steerable(run_id, "stop")
+        self._runner.request_stop(run_id)
 
     def prepare_rerun(
         self, run_id: str, branch_id: str, *, question_text: str | None = None, priority: Any = None

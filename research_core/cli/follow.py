@@ -20,10 +20,8 @@ from dataclasses import dataclass, field
 from research_core.cli.output import report_progress, resume_command
 from research_core.runs.runner import Runner
 from research_core.runs.snapshot import RunSnapshot
-from research_core.runs.waiting import wait_until_settled
 
 NO_WORKER_AFTER_S = 5.0
-POLL_S = 0.25
 START_WORKER = "start one with `python -m research_core worker`"
 
 
@@ -55,9 +53,8 @@ def follow(
     args.resume_hint = resume_command(runner, run_id)
     watch = QueueWatch(run_id, on_start)
     try:
-        wait_until_settled(runner.store, run_id, poll_s=POLL_S, on_status=watch.see)
+        return runner.wait(run_id, on_status=watch.see)
     except KeyboardInterrupt:
         runner.request_stop(run_id)
         report_progress(f"stop requested: the worker stops run {run_id} at its next step")
         raise
-    return runner.snapshot(run_id)

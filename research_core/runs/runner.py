@@ -1,9 +1,8 @@
 """The one API the CLI and the UI use to start, drive, inspect and export research runs.
 
-A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph
-until it finishes or pauses at a gate (plan review, step gate); `start_background` and
-`resume_background` do the same on a thread owned by the runner (`threads.RunThreads`), so a
-page rerun or a second browser tab never drives one run twice; on PostgreSQL they queue the run
+A run is a LangGraph thread whose id is the run id. `start` and `resume` drive the graph until it finishes or
+pauses at a gate; `start_background` and `resume_background` do it on a thread the runner owns
+(`threads.RunThreads`: a page rerun or a second tab never drives one run twice), or on PostgreSQL queue the run
 for a `worker` (`runs.queue`). `request_stop` asks whoever drives a run to stop at its next step.
 """
 
@@ -85,9 +84,8 @@ class Runner:
         """The LLM client (the embedded server starts on the first call that needs it)."""
         with self._lock:
             if self._llm is None:
-                self._llm = client_for(
-                    self.llm_settings, api_key=self._api_key, pricing=self.pricing, progress=self.progress
-                )
+                settings, key = self.llm_settings, self._api_key
+                self._llm = client_for(settings, api_key=key, pricing=self.pricing, progress=self.progress)
             return self._llm
 
     def llm_record(self, run_id: str) -> dict[str, Any] | None:
@@ -338,10 +336,13 @@ class Runner:
         self._record(run_id)
         self._runs.spawn(run_id, lambda: self._resume(run_id, answer, claimed=True))
 
-    def wait(self, run_id: str, timeout: float | None = None) -> RunSnapshot:
-        """Block until the run's background thread ends, or on PostgreSQL until its worker's drive ends."""
+    def wait(
+        self, run_id: str, timeout: float | None = None, on_status: Callable[[str], None] | None = None
+    ) -> RunSnapshot:
+        """Block until the run's background thread ends, or on PostgreSQL until its worker's drive ends
+        (`on_status` sees each status read meanwhile)."""
         if self.location.is_postgres:
-            wait_until_settled(self.store, run_id, timeout=timeout)
+            wait_until_settled(self.store, run_id, timeout=timeout, on_status=on_status)
         self._runs.join(run_id, timeout)
         return self.snapshot(run_id)
 
@@ -368,16 +369,12 @@ class Runner:
         return build_snapshot(record, state, values, status=status, active=active, events=self.events(run_id))
 
     def result(self, run_id: str) -> RunResult | None:
-        """The finished run's result, or None if it has not finished.
-
-        Raises pydantic's ValidationError when the stored result is damaged.
-        """
+        """The finished run's result, or None if it has not finished (ValidationError if it is damaged)."""
         self._record(run_id)
         return self.store.result(run_id)
 
     def runs(self, keep: Callable[[RunSummary], bool] | None = None) -> list[RunSummary]:
-        """All runs (or those `keep` keeps), newest first; one recorded as running but driven by no live
-        process is `interrupted`."""
+        """All runs (or those `keep` keeps), newest first; a `running` one no live process drives is `interrupted`."""
         return [
             dataclasses.replace(row, status=shown_status(row.status, active=self.is_active(row.id), owner_is_alive=a))
             for row in self.store.list(keep=keep)
@@ -387,9 +384,8 @@ class Runner:
     def delete(self, run_id: str) -> bool:
         """Delete a run with its checkpoints, its writes and the cached pages no other run read.
 
-        Refused while this or another process drives it. The check of the run's owner and the
-        deletion share one transaction, like `claim`, so a process cannot start driving the run in
-        between.
+        Refused while this or another process drives it. The owner check and the deletion share one
+        transaction, like `claim`, so no process can start driving the run in between.
         """
         if run_id in DRIVEN_HERE or self.is_active(run_id):
             raise RunError(f"Run {run_id} is running; stop it before deleting it.")
