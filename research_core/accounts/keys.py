@@ -16,13 +16,12 @@ import time
 from pathlib import Path
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.exc import OperationalError
 
 from research_core.accounts.table import api_keys, create_or_upgrade
 from research_core.schemas import utc_now
-from research_core.storage.engines import engine_for, release, unreachable
+from research_core.storage.engines import release
 from research_core.storage.location import StoreLocation, locate
-from research_core.storage.schema import schema_change
+from research_core.storage.schema import open_tables
 
 OPENAI = "openai"
 CACHE_S = 5.0
@@ -34,14 +33,8 @@ class ServerKeys:
     def __init__(self, db: StoreLocation | Path | str | None):
         self.location = locate(db)
         self._lock = threading.Lock()
-        self._engine = engine_for(self.location, single=True)
         self._cache: dict[str, tuple[float, str | None]] = {}
-        try:
-            with self._lock, schema_change(self._engine) as conn:
-                create_or_upgrade(conn)
-        except OperationalError as exc:
-            release(self.location, self._engine)
-            raise unreachable(self.location, exc) from None
+        self._engine = open_tables(self.location, create_or_upgrade)
 
     def close(self) -> None:
         """Let go of the database (a shared PostgreSQL pool stays open)."""

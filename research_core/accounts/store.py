@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
 from research_core.accounts import passwords
 from research_core.accounts.records import AccountError, User, check_name, check_role
 from research_core.accounts.table import create_or_upgrade, users
 from research_core.schemas import utc_now
-from research_core.storage.engines import engine_for, release, unreachable
+from research_core.storage.engines import release
 from research_core.storage.location import StoreLocation, locate
-from research_core.storage.schema import schema_change
+from research_core.storage.schema import open_tables
 
 LAST_ADMIN = "{name} is the last admin; make another account admin first (users set-role NAME admin)."
 
@@ -45,13 +45,7 @@ class AccountStore:
     def __init__(self, db: StoreLocation | Path | str | None):
         self.location = locate(db)
         self._lock = threading.Lock()
-        self._engine = engine_for(self.location, single=True)
-        try:
-            with self._lock, schema_change(self._engine) as conn:
-                create_or_upgrade(conn)
-        except OperationalError as exc:
-            release(self.location, self._engine)
-            raise unreachable(self.location, exc) from None
+        self._engine = open_tables(self.location, create_or_upgrade)
 
     def close(self) -> None:
         """Let go of the database (a shared PostgreSQL pool stays open)."""

@@ -21,15 +21,14 @@ from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy import Connection, column, delete, func, insert, select, table, update
-from sqlalchemy.exc import OperationalError
 
 from research_core.runs.records import RunRecord, RunResult, RunSummary, RunTotals
 from research_core.runs.rows import STORED
 from research_core.runs.table import checkpoint_tables, create_or_upgrade, insertion_order, runs
 from research_core.schemas import utc_now
-from research_core.storage.engines import engine_for, release, unreachable
+from research_core.storage.engines import release
 from research_core.storage.location import StoreLocation, locate
-from research_core.storage.schema import schema_change
+from research_core.storage.schema import open_tables
 
 logger = logging.getLogger(__name__)
 
@@ -130,13 +129,7 @@ class RunStore:
         self.location = locate(db)
         self.db_path = self.location.path
         self._lock = threading.Lock()
-        self._engine = engine_for(self.location, single=True)
-        try:
-            with self._lock, schema_change(self._engine) as conn:
-                create_or_upgrade(conn)
-        except OperationalError as exc:
-            release(self.location, self._engine)
-            raise unreachable(self.location, exc) from None
+        self._engine = open_tables(self.location, create_or_upgrade)
         self._order = insertion_order(self._engine.dialect.name)
 
     def close(self) -> None:

@@ -8,11 +8,15 @@ then finds the tables made.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, Table, func, inspect, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.schema import CreateColumn
+
+from research_core.storage.engines import engine_for, release, unreachable
+from research_core.storage.location import StoreLocation
 
 # An arbitrary, fixed key of PostgreSQL's advisory locks: Arbor's schema changes.
 SCHEMA_LOCK_KEY = 0x41_52_42_4F_52  # "ARBOR"
@@ -27,6 +31,19 @@ def schema_change(engine: Engine) -> Iterator[Connection]:
             if conn.dialect.name == "postgresql":
                 conn.execute(select(func.pg_advisory_xact_lock(SCHEMA_LOCK_KEY)))
             yield conn
+
+
+def open_tables(location: StoreLocation, create: Callable[[Connection], None]) -> Engine:
+    """The single-connection engine of `location` with `create` run once in a schema change; a
+    database that cannot be opened lets go of the engine and raises StorageError."""
+    engine = engine_for(location, single=True)
+    try:
+        with schema_change(engine) as conn:
+            create(conn)
+    except OperationalError as exc:
+        release(location, engine)
+        raise unreachable(location, exc) from None
+    return engine
 
 
 def add_missing_columns(conn: Connection, table: Table) -> list[str]:
