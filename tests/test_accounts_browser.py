@@ -8,10 +8,6 @@ Alice and Bob. Alice's finished run is made beforehand through the run API with 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +20,7 @@ from research_core.configuration import LLMSettings, build_run_config
 from research_core.runs.runner import Runner
 from research_core.runs.store import RunStore
 from research_core.search.library import DocumentLibrary
-from tests.test_browser_journey import CHROMIUM_ARGS, DOCUMENTS, QUESTION, _free_port, _stop, chromium, llm_url
+from tests.test_browser_journey import CHROMIUM_ARGS, DOCUMENTS, QUESTION, chromium, llm_url, running_app
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +50,6 @@ def team_app(tmp_path: Path, llm_url: str) -> Iterator[tuple[str, str, Path]]:
     assert snap.status == "completed"
     runner.store.close()
 
-    port = _free_port()
     env = {
         **os.environ,
         "ARBOR_DB": str(db),
@@ -65,27 +60,8 @@ def team_app(tmp_path: Path, llm_url: str) -> Iterator[tuple[str, str, Path]]:
     }
     env.pop("ARBOR_LLM_MODEL", None)
     env.pop("ARBOR_DATABASE_URL", None)
-    log = (tmp_path / "streamlit.log").open("w")
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
-    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.time() > deadline:
-                pytest.fail(f"streamlit did not start:\n{(tmp_path / 'streamlit.log').read_text()}")
-            time.sleep(0.3)
+    with running_app(env, tmp_path) as url:
         yield url, snap.run_id, db
-    finally:
-        _stop(process)
-        log.close()
 
 
 def sign_in(page, name: str) -> None:

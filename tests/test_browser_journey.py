@@ -18,6 +18,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,34 @@ def _stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
+@contextmanager
+def running_app(env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    """The workbench (`streamlit run app.py`) on a free port of 127.0.0.1 with `env`, once it answers
+    its health check (the test fails with its log after 60 s); stopped on exit."""
+    port = _free_port()
+    log = (tmp_path / "streamlit.log").open("w")
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.time() > deadline:
+                pytest.fail(f"streamlit did not start:\n{(tmp_path / 'streamlit.log').read_text()}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        _stop(process)
+        log.close()
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Path:
     if not CHROMIUM.exists():
@@ -113,7 +142,6 @@ def app_url(tmp_path: Path, llm_url: str) -> Iterator[str]:
     library = DocumentLibrary(db)
     for name, text in DOCUMENTS.items():
         library.add_text(name, text, kind="md" if name.endswith(".md") else "txt")
-    port = _free_port()
     env = {
         **os.environ,
         "ARBOR_DB": str(db),
@@ -123,43 +151,8 @@ def app_url(tmp_path: Path, llm_url: str) -> Iterator[str]:
         "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
     }
     env.pop("ARBOR_LLM_MODEL", None)
-    log = (tmp_path / "streamlit.log").open("w")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.headless",
-            "true",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.time() > deadline:
-                pytest.fail(f"streamlit did not start:\n{(tmp_path / 'streamlit.log').read_text()}")
-            time.sleep(0.3)
+    with running_app(env, tmp_path) as url:
         yield url
-    finally:
-        _stop(process)
-        log.close()
 
 
 def _grid_text(page, column: int, row: int) -> str:
