@@ -611,3 +611,64 @@ def test_a_quote_about_one_named_option_does_not_back_a_sentence_giving_it_to_an
     assert _ground_on(swapped, {"a": avoid}, quotes, names, topic).text == ""
     kept = "When there is no actual pattern matching needed, the ProxyPass directive is a better choice [[src:a]]."
     assert _ground_on(kept, {"a": avoid}, quotes, names, topic).text == kept
+
+
+def test_a_term_from_one_systems_page_is_not_given_to_the_other_because_its_page_is_cited_too():
+    # the PostgreSQL page makes the sentence cite a source about PostgreSQL; its release number is
+    # only on SQLite's page, which names PostgreSQL but says the number of SQLite
+    sources = {
+        "w": {"title": "Window Functions", "url": "/usr/share/doc/sqlite3/windowfunctions.html"},
+        "p": {"title": "SELECT", "url": "/usr/share/doc/postgresql-doc-15/html/sql-select.html"},
+    }
+    quotes = {
+        "w": [
+            "Window function support was first added to SQLite with release version 3.25.0 (2018-09-15). The SQLite "
+            "developers used the PostgreSQL window function documentation as their primary reference."
+        ],
+        "p": [
+            "However, the WINDOW clause saves typing when the same window definition is needed for more than one "
+            "window function.",
+            "The optional WINDOW clause has the general form WINDOW window_name AS ( window_definition ) where "
+            "window_name is a name that can be referenced from OVER clauses or subsequent window definitions.",
+        ],
+    }
+    names = ("PostgreSQL", "SQLite", "OVER")
+    topic = "What are window functions, how does PostgreSQL support them, and does SQLite support the same OVER clause?"
+    moved = "PostgreSQL supports window functions since its release version 3.25.0 (2018-09-15) [[src:w]] [[src:p]]."
+    out = _ground_on(moved, sources, quotes, names, topic)
+    assert out.text == "" and out.removed
+    own = "Window function support was first added to SQLite with release version 3.25.0 (2018-09-15) [[src:w]]."
+    assert _ground_on(own, sources, quotes, names, topic).text == own
+
+
+def test_what_a_page_says_of_one_side_is_not_given_to_the_other_after_a_difference_lead_in():
+    # cluster.html says worker_threads runs threads in one instance; "The difference between X and Y
+    # is that" names both sides, so it does not make that true of the cluster module
+    sources = {
+        "c": {"title": "Cluster | Node.js v18.20.4 Documentation", "url": "/usr/share/doc/nodejs/api/cluster.html"},
+        "w": {
+            "title": "Worker threads | Node.js v18.20.4 Documentation",
+            "url": "/usr/share/doc/nodejs/api/worker_threads.html",
+        },
+    }
+    quotes = {
+        "c": [
+            "When process isolation is not needed, use the worker_threads module instead, which allows running "
+            "multiple application threads within a single Node.js instance."
+        ],
+        "w": ["The node:worker_threads module enables the use of threads that execute JavaScript in parallel."],
+    }
+    names = ("Node", "worker_threads")
+    topic = "What is the difference between Node.js's cluster module and worker_threads?"
+    moved = (
+        "The difference between Node.js's cluster module and worker_threads is that the cluster module allows "
+        "running multiple application threads within a single Node.js instance, while worker_threads enables the "
+        "use of threads that execute JavaScript in parallel [[src:c]] [[src:w]]."
+    )
+    out = _ground_on(moved, sources, quotes, names, topic)
+    assert "cluster module allows running" not in out.text and out.removed
+    right = (
+        "Node.js's cluster documentation says to use the worker_threads module when process isolation is not "
+        "needed, which allows running multiple application threads within a single Node.js instance [[src:c]]."
+    )
+    assert _ground_on(right, sources, quotes, names, topic).text == right

@@ -227,7 +227,7 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
         theirs
         and theirs not in mine
         and theirs not in umbrella
-        and theirs not in named_in(sentence, names)
+        and theirs not in named_in(clause, names)
         and set(mine) & set(named_in(best, names))
     ):
         return f"its source says this of {theirs}, not {mine[0]}"
@@ -306,7 +306,16 @@ def _side_refusal(
     """Rules 1-4 for one side of a clause: what it says of `side` ("" for none) is in the cited
     sources about that side, term for term and by most of its words, and is not a fact those
     sources state of another function, subject or named thing."""
-    pool = [sid for sid in cited if not side or side in evidence[sid].subjects] or cited
+    about = [sid for sid in cited if not side or side in evidence[sid].subjects]
+    # of the sources about the side, those whose quotes say this of it or of another subject the
+    # clause names with it ("the sqlite3 module in Python"): SQLite's window-function page names
+    # PostgreSQL, but its "release version 3.25.0" is SQLite's, not PostgreSQL's
+    named = named_in(clause, names) or [side]
+    pool = (
+        [sid for sid in about if not side or any(says_of(evidence[sid], clause, name, names) for name in named)]
+        or about
+        or cited
+    )
     pool_text = " ".join(evidence[sid].text for sid in pool)
     where = f"the source about {side}" if side else "its sources"
     missing = missing_terms(clause, pool_text, ignore=set(names))
@@ -334,14 +343,21 @@ _WORDING = re.compile(
 )
 
 
+# "The (main) difference between X and Y is that ...": what follows says which side does what
+_DIFFERENCE_LEAD_IN = re.compile(
+    r"^(?:the\s+)?(?:main\s+|key\s+|major\s+)?differences?\s+between\s+.{1,120}?\s+(?:is|are)\s+that\s+", re.I
+)
+
+
 def is_wording(reason: str) -> bool:
     """The refusal is about wording: the sentence retells its quote with words the quote lacks."""
     return bool(_WORDING.search(reason))
 
 
 def clauses(sentence: str) -> list[str]:
-    """The sentence cut where a comparison turns from one side to the other."""
-    parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(sentence)]
+    """The sentence cut where a comparison turns from one side to the other, after its lead-in
+    ("The difference between X and Y is that"), which names both sides and states nothing."""
+    parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(_DIFFERENCE_LEAD_IN.sub("", sentence, count=1))]
     return [p for p in parts if p and re.search(r"\w", p)] or [sentence]
 
 
