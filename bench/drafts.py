@@ -31,7 +31,7 @@ from typing import Any
 from bench.judge_pairs import cited_numbers
 from bench.research_quality import statements
 from research_core.synthesis import grounding, meta, synthesize
-from research_core.synthesis.claim_check import question_subjects
+from research_core.synthesis.evidence import question_subjects
 from research_core.text.support import support_share
 
 _MARKER = re.compile(r"\[\[src:([^\]]+)\]\]")

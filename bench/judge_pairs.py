@@ -46,7 +46,7 @@ from research_core.configuration import LLMSettings
 from research_core.runs.errors import RunError
 from research_core.runs.records import RunResult
 from research_core.runs.runner import Runner
-from research_core.synthesis.claim_check import question_subjects
+from research_core.synthesis.evidence import question_subjects
 
 LABELS = ("supported", "partly", "not_stated", "wrong")
 _CITATION = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")

@@ -68,7 +68,7 @@ from research_core.planning.classify import classify_question
 from research_core.runs.runner import Runner
 from research_core.search.library import DocumentLibrary
 from research_core.services import Services
-from research_core.synthesis.claim_check import question_subjects
+from research_core.synthesis.evidence import question_subjects
 from research_core.synthesis.framing import is_framing
 from tests.fakes.local_web import LocalWeb, serve_local_web
 

@@ -102,7 +102,8 @@ def test_comparing_two_finished_runs_shows_every_figure_and_the_judgement(env: d
     body = texts(at.markdown)
     assert "#### Left (flat)" in body and "#### Right (hierarchical)" in body
     assert body.count("The research answers the question") == 1  # the hierarchical report, once
-    assert "The sources agree on the main point" in body  # the flat report
+    flat_side = body.split("#### Left (flat)", 1)[1].split("#### Right (hierarchical)", 1)[0]
+    assert "SQLite is an embedded database" in flat_side  # the flat report
 
     assert env["scripted"].count("compare_answers") == 0  # judging is the researcher's choice
     button(at, "Judge the two reports").click().run()
@@ -179,7 +180,8 @@ def test_researching_one_question_both_ways_ends_with_both_reports_side_by_side(
     assert list(table.loc["Mode"]) == ["flat", "hierarchical"]
     body = texts(at.markdown)
     assert "#### Left (flat)" in body and "#### Right (hierarchical)" in body
-    assert "The research answers the question" in body and "The sources agree on the main point" in body
+    flat_side = body.split("#### Left (flat)", 1)[1].split("#### Right (hierarchical)", 1)[0]
+    assert "The research answers the question" in body and "SQLite is an embedded database" in flat_side
     # the scripted judge prefers the longer report (the hierarchical one) in both orders
     assert "More complete: **Right (hierarchical)**" in body
     assert "The judgement took 2 LLM calls" in texts(at.caption)

@@ -3,7 +3,8 @@ negation, no citation on framing, nothing off-topic. Each case here passed the w
 
 from __future__ import annotations
 
-from research_core.synthesis.claim_check import build_evidence, check_claim
+from research_core.synthesis.claim_check import check_claim
+from research_core.synthesis.evidence import build_evidence
 from research_core.synthesis.framing import is_framing
 from research_core.synthesis.grounding import ground_text
 
@@ -672,3 +673,34 @@ def test_what_a_page_says_of_one_side_is_not_given_to_the_other_after_a_differen
         "needed, which allows running multiple application threads within a single Node.js instance [[src:c]]."
     )
     assert _ground_on(right, sources, quotes, names, topic).text == right
+
+
+def test_a_sentence_stitched_from_two_quotes_is_removed():
+    # the opening of the window-function page and the WITH page's rule, joined: neither says SQLite
+    # supports recursive common table expressions "as well as aggregate window functions"
+    sources = {
+        "w": {"title": "Window Functions", "url": "/usr/share/doc/sqlite3/windowfunctions.html"},
+        "c": {"title": "The WITH Clause", "url": "/usr/share/doc/sqlite3/lang_with.html"},
+    }
+    quotes = {
+        "w": ["As well as aggregate window functions, SQLite features a set of built-in window functions."],
+        "c": [
+            "Common Table Expressions or CTEs act like temporary views that exist only for the duration of a single "
+            "SQL statement.",
+            "Common table expressions are created by prepending a WITH clause in front of a SELECT, INSERT, DELETE, "
+            "or UPDATE statement.",
+        ],
+    }
+    names = ("PostgreSQL", "SQLite")
+    topic = "What are window functions and common table expressions in SQLite?"
+    stitched = (
+        "As well as aggregate window functions, SQLite supports recursive common table expressions created by "
+        "prepending a WITH clause [[src:w]] [[src:c]]."
+    )
+    out = _ground_on(stitched, sources, quotes, names, topic)
+    assert "As well as aggregate window functions, SQLite supports" not in out.text
+    one = (
+        "In SQLite, common table expressions are created by prepending a WITH clause in front of a SELECT, INSERT, "
+        "DELETE, or UPDATE statement [[src:c]]."
+    )
+    assert _ground_on(one, sources, quotes, names, topic).text == one

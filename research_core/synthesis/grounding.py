@@ -21,13 +21,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from research_core.synthesis.claim_check import (
-    Evidence,
-    build_evidence,
-    check_claim,
-    is_wording,
-    off_topic,
-)
+from research_core.synthesis.claim_check import check_claim, is_wording, off_topic
+from research_core.synthesis.evidence import Evidence, build_evidence
 from research_core.synthesis.framing import is_framing
 from research_core.synthesis.scaffolding import (
     BULLET,

@@ -12,7 +12,7 @@ from research_core.llm.prompts import render_prompt
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.state import ResearchState, branches_of
-from research_core.synthesis.claim_check import finding_quotes, question_subjects
+from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections, limitations
 from research_core.synthesis.sides import side_gaps

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from research_core.planning.question_shape import coordinated_names
-from research_core.synthesis.claim_check import source_subjects
+from research_core.synthesis.evidence import source_subjects
 
 
 def unevidenced_sides(question: str, cited: Iterable[Mapping]) -> list[str]:

@@ -16,7 +16,7 @@ from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import judge_hypothesis
 from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
-from research_core.synthesis.claim_check import finding_quotes, question_subjects
+from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.verification import verify_citations
 from research_core.task_records import SynthesisTask
