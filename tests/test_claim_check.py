@@ -704,3 +704,24 @@ def test_a_sentence_stitched_from_two_quotes_is_removed():
         "DELETE, or UPDATE statement [[src:c]]."
     )
     assert _ground_on(one, sources, quotes, names, topic).text == one
+
+
+def test_a_comparison_retold_past_its_quotes_gives_way_to_each_sides_own_quote():
+    # no page is about both systems, so the retelling cannot give way to one quote; each side that
+    # a quote holds keeps that quote, cited to its own page
+    sources = {"s1": SQLITE_FTS, "p1": PG_RANK}
+    quotes = {
+        "s1": ["The ranking of search results is left to the application."],
+        "p1": [
+            "PostgreSQL provides two predefined ranking functions, ts_rank and ts_rank_cd, for ranking search "
+            "results by how relevant the documents are to a query."
+        ],
+    }
+    retold = (
+        "PostgreSQL offers ranking functions such as ts_rank and ts_rank_cd that score documents cleverly, "
+        "while SQLite has nothing comparable built in [[src:p1]] [[src:s1]]."
+    )
+    out = _ground(retold, sources, quotes)
+    assert "cleverly" not in out.text
+    assert "PostgreSQL provides two predefined ranking functions, ts_rank and ts_rank_cd" in out.text
+    assert out.text.count("[[src:p1]]") == 1 and "[[src:s1]]" not in out.text.split("ts_rank_cd")[0]

@@ -22,8 +22,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from research_core.synthesis.claim_check import check_claim, is_wording, off_topic
-from research_core.synthesis.evidence import Evidence, build_evidence
+from research_core.synthesis.claim_context import ClaimContext, Walk, with_marker
+from research_core.synthesis.evidence import build_evidence
 from research_core.synthesis.framing import is_framing
+from research_core.synthesis.quote_instead import REPEAT_BAR, quote_instead
 from research_core.synthesis.scaffolding import (
     BULLET,
     FENCE,
@@ -34,7 +36,6 @@ from research_core.synthesis.scaffolding import (
     drop_dangling,
     drop_empty_scaffolding,
 )
-from research_core.text.anaphora import leans_back
 from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.citations import cited_source_ids
 from research_core.text.names import named_in
@@ -54,8 +55,6 @@ _UNCHECKED_SECTION = re.compile(r"limitation|gap|caveat|open question|sources|re
 # must back: "The manual recommends mod_proxy_balancer over the [P] flag for several reasons:"
 LEAD_IN_CLAIM_WORDS = 8
 _LABEL_PREFIX = re.compile(r"^\*\*[^*]+\*\*\s*:?\s*")
-# a statement this similar to one already made repeats it
-REPEAT_BAR = 0.8
 # "claim. [[src:a]]" -> "claim [[src:a]]." so a citation stays with the sentence it follows
 _CITE_AFTER_STOP = re.compile(r"([.!?。！？])((?:\s*\[\[src:[0-9a-f]+\]\])+)")
 
@@ -83,32 +82,9 @@ def is_claim(sentence: str) -> bool:
     return len(re.findall(r"\w+", bare)) >= MIN_CLAIM_WORDS and not _NOT_A_CLAIM.search(bare)
 
 
-def _with_marker(sentence: str, sid: str) -> str:
-    """Put a citation before the sentence's final punctuation."""
-    match = re.search(r"([.!?。！？]+[\"')\]]*)$", sentence)
-    if match:
-        return f"{sentence[: match.start()].rstrip()} [[src:{sid}]]{match.group(1)}"
-    return f"{sentence.rstrip()} [[src:{sid}]]"
-
-
 def _ranked(claim: str, texts: Mapping[str, str]) -> list[tuple[float, str]]:
     """(support share, source id) for every source, best first."""
     return sorted(((support_share(claim, t), sid) for sid, t in texts.items()), reverse=True)
-
-
-@dataclass(frozen=True)
-class ClaimContext:
-    """What every sentence of one text is checked against: each source's evidence, the question's
-    subjects (names) and its words (the topic)."""
-
-    evidence: Mapping[str, Evidence]
-    names: tuple[str, ...] = ()
-    topic: str = ""
-
-    @property
-    def texts(self) -> dict[str, str]:
-        """Source id -> its evidence text."""
-        return {sid: e.text for sid, e in self.evidence.items()}
 
 
 def _candidates(bare: str, cited: list[str], context: ClaimContext) -> list[list[str]]:
@@ -139,7 +115,7 @@ def _is_a_title(bare: str, context: ClaimContext) -> bool:
     return any(words and words == re.findall(r"\w+", e.title.lower()) for e in context.evidence.values())
 
 
-def _needed(bare: str, group: list[str], context: ClaimContext, walk: _Walk) -> list[str]:
+def _needed(bare: str, group: list[str], context: ClaimContext, walk: Walk) -> list[str]:
     """`group` without the citations the sentence passes without: a page cited beside the one that
     says it (a page on "Windows" beside the page on window functions) earns no place."""
     kept = list(group)
@@ -150,32 +126,7 @@ def _needed(bare: str, group: list[str], context: ClaimContext, walk: _Walk) -> 
     return kept
 
 
-@dataclass
-class _Walk:
-    """What the walk through a text knows at a sentence: the statements kept so far (and those of
-    the text around it), the subjects its section heading names, and what a reader has just read
-    (the heading or label and the sentences since, up to `BEFORE_SENTENCES`)."""
-
-    seen: list[str] = field(default_factory=list)
-    implied: list[str] = field(default_factory=list)
-    heading: str = ""
-    recent: list[str] = field(default_factory=list)
-
-    @property
-    def before(self) -> str:
-        """The heading or label and the last sentences read."""
-        return " ".join([self.heading, *self.recent[-BEFORE_SENTENCES:]])
-
-    def read(self, sentence: str) -> None:
-        """Note a sentence the reader has read (kept in the text)."""
-        self.recent.append(_MARKER.sub("", sentence).strip())
-
-
-# the sentences before a statement a reader still has in mind when it says "this setting"
-BEFORE_SENTENCES = 2
-
-
-def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: _Walk) -> str | None:
+def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: Walk) -> str | None:
     """The sentence with citations its sources back (`claim_check`), or None to remove it.
 
     A framing sentence loses its citations and is not counted as a claim; an off-topic one goes; a
@@ -214,12 +165,12 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
             out.attached += len([sid for sid in group if sid not in cited])
             marked = bare
             for sid in group:
-                marked = _with_marker(marked, sid)
+                marked = with_marker(marked, sid)
             return marked
         if group == cited or reason == "no source":
             reason = why
     if is_wording(reason) and not bare.endswith(":"):
-        quoted = _quote_instead(bare, cited or [sid for _, sid in _ranked(bare, context.texts)[:2]], context, walk)
+        quoted = quote_instead(bare, cited or [sid for _, sid in _ranked(bare, context.texts)[:2]], context, walk)
         if quoted is not None:
             out.supported += 1
             out.quoted += 1
@@ -230,55 +181,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     return None
 
 
-def _quote_instead(bare: str, cited: list[str], context: ClaimContext, walk: _Walk) -> str | None:
-    """The quoted sentence a statement retold past what it says, to stand in its place: of the
-    sentences the findings quoted from the sources it cites (or from its best two sources), the one
-    holding most of its words (at least `SUPPORT_BAR`), when that sentence says something on its
-    own (it does not lean on the one before it), comes from a source about every subject the
-    statement names, passes every check where the statement stood, and was not said already. A
-    retelling that adds "lightweight" or drops "most often" gives way to the source's own sentence.
-    """
-    names = named_in(bare, context.names)
-    ranked = sorted(
-        (
-            (support_share(bare, sentence), sid, sentence)
-            for sid in cited
-            if context.evidence[sid].quoted and all(n in context.evidence[sid].subjects for n in names)
-            for unit in context.evidence[sid].units
-            for sentence in SENTENCE_BREAK.split(" ".join(unit.split()))
-            if MIN_CLAIM_WORDS <= len(sentence.split()) <= QUOTE_INSTEAD_MAX_WORDS
-            and _is_prose(sentence)
-            and not leans_back(sentence)
-        ),
-        reverse=True,
-    )
-    for share, sid, sentence in ranked:
-        if share < SUPPORT_BAR:
-            return None
-        if is_near_duplicate(sentence, walk.seen, REPEAT_BAR) is not None:
-            continue
-        if check_claim(sentence, [sid], context.evidence, context.names, walk.implied, walk.before) is not None:
-            continue
-        if off_topic(f"{sentence} {context.evidence[sid].text}", context.topic, context.names):
-            continue
-        return _with_marker(sentence if re.search(r"[.!?。！？][\"')\]]*$", sentence) else f"{sentence}.", sid)
-    return None
-
-
-def _is_prose(sentence: str) -> bool:
-    """Most of the sentence's tokens are words, not code ("readFile(fileInfo.name, { signal }")."""
-    tokens = sentence.split()
-    return sum(1 for t in tokens if _WORD_TOKEN.match(t)) >= PROSE_SHARE * len(tokens)
-
-
-_WORD_TOKEN = re.compile(r"^[(\"']?[A-Za-z][A-Za-z'-]*[)\"',.;:!?]*$")
-PROSE_SHARE = 0.7
-
-# "New in version 3.2.": a manual's note on an entry it no longer stands beside
 _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated)\s+in\s+version\s+[\d.]+\W*$", re.IGNORECASE)
-
-# a quote standing in for a statement is at most this long: a reader wants the sentence, not the page
-QUOTE_INSTEAD_MAX_WORDS = 40
 
 
 def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> list[str]:
@@ -296,7 +199,7 @@ def _ground_code(block: list[str], texts: Mapping[str, str], out: Grounded) -> l
     return []
 
 
-def _ground_line(line: str, context: ClaimContext, out: Grounded, walk: _Walk) -> str | None:
+def _ground_line(line: str, context: ClaimContext, out: Grounded, walk: Walk) -> str | None:
     """One line of prose (or a list item) with each of its statements grounded; None when nothing is left."""
     bullet = BULLET.match(line)
     prefix = bullet.group(1) if bullet else ""
@@ -333,7 +236,7 @@ def ground_text(
     around this one) or one made earlier goes.
     """
     out = Grounded(text="")
-    walk = _Walk(seen=[_MARKER.sub("", k).strip() for k in known])
+    walk = Walk(seen=[_MARKER.sub("", k).strip() for k in known])
     context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
     texts = context.texts
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)
