@@ -725,3 +725,27 @@ def test_a_comparison_retold_past_its_quotes_gives_way_to_each_sides_own_quote()
     assert "cleverly" not in out.text
     assert "PostgreSQL provides two predefined ranking functions, ts_rank and ts_rank_cd" in out.text
     assert out.text.count("[[src:p1]]") == 1 and "[[src:s1]]" not in out.text.split("ts_rank_cd")[0]
+
+
+def test_in_both_systems_needs_each_sides_own_source_to_say_it():
+    # a source about each side is cited, but only SQLite's says what MATCH's operand is
+    sources = {
+        "s": {"title": "SQLite FTS3 and FTS4 Extensions", "url": "/usr/share/doc/sqlite3/fts3.html"},
+        "p": {"title": "12.1. Introduction", "url": "/usr/share/doc/postgresql-doc-15/html/textsearch-intro.html"},
+    }
+    quotes = {
+        "s": [
+            "In all of the full-text queries above, the right-hand operand of the MATCH operator is a string "
+            "consisting of a single term."
+        ],
+        "p": [
+            "Full text searching in PostgreSQL is based on the match operator @@, which returns true if a tsvector "
+            "(document) matches a tsquery (query)."
+        ],
+    }
+    both = (
+        "In both systems, the right-hand operand of the MATCH operator is a string consisting of a single term "
+        "[[src:s]] [[src:p]]."
+    )
+    out = _ground(both, sources, quotes, topic="How do PostgreSQL and SQLite match full-text queries?")
+    assert "In both systems" not in out.text and out.removed

@@ -304,6 +304,11 @@ def check_claim(
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
     implied = [n.lower() for n in implied]
+    if _BOTH.search(bare) and not named_in(bare, names):
+        # "In both systems, ..." says it of each subject its sources are about: each side's own
+        # sources must hold it, as if the sentence named them
+        own = {n.lower() for n in names}
+        implied = sorted({n for sid in cited for n in evidence[sid].subjects if n in own}) or implied
     refusal = _subject_refusal(bare, cited, evidence, names, implied) or next(
         (
             r
