@@ -156,3 +156,22 @@ def test_numbered_labels_nothing_is_left_under_are_dropped():
     out = ground_text(text, SOURCES)
     assert "**Syntax**" not in out.text and "**Example**" not in out.text
     assert "1. **Definition**: SQLite allows" in out.text and "Also found:" in out.text
+
+
+def test_a_statement_the_model_stopped_in_the_middle_of_gives_way_to_its_quote():
+    # every word of the cut sentence is in the quote, but it stops before saying what the functions are
+    sources = {
+        "c": {"title": "12.1. Introduction", "url": "/usr/share/doc/postgresql-doc-15/html/textsearch-intro.html"}
+    }
+    quotes = {
+        "c": [
+            "PostgreSQL creates a tsvector from a document and a tsquery from a user query using the functions "
+            "to_tsvector and to_tsquery."
+        ]
+    }
+    cut = "PostgreSQL creates a tsvector from a document and a tsquery from a user query using [[src:c]]."
+    out = ground_text(
+        cut, sources, quotes, ("PostgreSQL",), "How does PostgreSQL index documents for full-text search?"
+    )
+    assert "user query using [[src:c]]" not in out.text
+    assert "using the functions to_tsvector and to_tsquery [[src:c]]." in out.text

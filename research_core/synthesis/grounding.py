@@ -147,7 +147,10 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     out.statements += 1
     cited = [sid for sid in cited_source_ids(sentence) if sid in context.evidence]
     reason = "no source"
-    for group in _candidates(bare, cited, context):
+    unfinished = _UNFINISHED.search(bare.rstrip(" .!?"))
+    if unfinished:
+        reason = f"its sources hold no ending for '... {unfinished.group(0).strip()}': the sentence is unfinished"
+    for group in [] if unfinished else _candidates(bare, cited, context):
         why = check_claim(bare, group, context.evidence, context.names, walk.implied, walk.before)
         if why is None and off_topic(
             f"{bare} {' '.join(context.evidence[sid].text for sid in group)}", context.topic, context.names
@@ -181,6 +184,10 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     return None
 
 
+# a statement the model stopped in the middle of: "... a tsquery from a user query using [1]."
+_UNFINISHED = re.compile(
+    r"\b(?:using|with|the|an?|of|to|for|by|and|or|from|via|such as|like|than|including|between)$", re.IGNORECASE
+)
 _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated)\s+in\s+version\s+[\d.]+\W*$", re.IGNORECASE)
 
 
