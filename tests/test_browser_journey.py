@@ -80,9 +80,9 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def running_app(env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+def running_app(env: dict[str, str], tmp_path: Path, start_within: float = 60) -> Iterator[str]:
     """The workbench (`streamlit run app.py`) on a free port of 127.0.0.1 with `env`, once it answers
-    its health check (the test fails with its log after 60 s); stopped on exit."""
+    its health check (the test fails with its log after `start_within` seconds); stopped on exit."""
     port = _free_port()
     log = (tmp_path / "streamlit.log").open("w")
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
@@ -90,7 +90,7 @@ def running_app(env: dict[str, str], tmp_path: Path) -> Iterator[str]:
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + start_within
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:

@@ -749,3 +749,22 @@ def test_in_both_systems_needs_each_sides_own_source_to_say_it():
     )
     out = _ground(both, sources, quotes, topic="How do PostgreSQL and SQLite match full-text queries?")
     assert "In both systems" not in out.text and out.removed
+
+
+def test_a_quote_comparing_two_systems_word_for_word_is_kept():
+    # each clause of the quote names its own system; the quote's own words move nothing
+    sources = {"c": {"title": "comparison", "url": "library://comparison.txt"}}
+    quotes = {
+        "c": [
+            "Comparing SQLite and PostgreSQL: practitioners recommend SQLite for small web apps, prototypes and "
+            "single-server deployments, and PostgreSQL once concurrent writes, several app servers or strict access "
+            "control matter."
+        ]
+    }
+    quote = (
+        "Comparing SQLite and PostgreSQL: practitioners recommend SQLite for small web apps, prototypes and "
+        "single-server deployments, and PostgreSQL once concurrent writes, several app servers or strict access "
+        "control matter [[src:c]]."
+    )
+    out = _ground(quote, sources, quotes, topic="Compare SQLite and PostgreSQL for small web apps")
+    assert out.text == quote and out.supported == 1

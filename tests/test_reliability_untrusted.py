@@ -202,11 +202,6 @@ def test_the_cli_export_of_a_poisoned_run_is_clean_too(tmp_path):
 def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
     """Render a poisoned run's Report and Run pages in Chromium: no script runs, nothing loads from evil.example."""
     import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    import urllib.request
     from pathlib import Path
 
     chromium = Path("/usr/bin/chromium")
@@ -214,13 +209,11 @@ def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
         pytest.fail(f"{chromium} is missing; install it with `bash scripts/setup.sh`.")
     from playwright.sync_api import expect, sync_playwright
 
-    root = Path(__file__).resolve().parent.parent
+    from tests.test_browser_journey import running_app
+
     data = tmp_path / "data"
     runner, snap, _ = run(data, hostile_corpus(), parroting_script())
     db = runner.db_path
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     with serve(ScriptedLLM()) as (llm_url, _):
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARBOR_"))},
@@ -230,24 +223,7 @@ def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
             "ARBOR_SEARCH": "library",
             "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
         }
-        log = (tmp_path / "streamlit.log").open("w")
-        app = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true"],
-            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.time() + 90
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                assert app.poll() is None and time.time() < deadline, (tmp_path / "streamlit.log").read_text()
-                time.sleep(0.3)
+        with running_app(env, tmp_path, start_within=90) as url:
             dialogs: list[str] = []
             evil_requests: list[str] = []
             shown: list[bool] = []
@@ -272,14 +248,6 @@ def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
                         shown.append("__pwned" in "".join(frame.content() for frame in page.frames))
                 finally:
                     browser.close()
-        finally:
-            app.terminate()
-            try:
-                app.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                app.kill()
-                app.wait()
-            log.close()
     assert not dialogs, dialogs
     assert not evil_requests, evil_requests
     assert any(shown), "the hostile text never reached the pages, so the check proved nothing"

@@ -152,6 +152,8 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
     if not sentences:
         return None
     share, best = max((support_share(clause, p), p) for p in sentences)
+    if _words(clause) in _words(best):
+        return None  # the quote's own words, in its own order: nothing was moved
     theirs = subject_of(best, names) if share >= SUPPORT_BAR else None
     umbrella = {n for e in pool for n in named_in(e.title, names)}  # the page's own subject: all of it is about it
     if (
@@ -163,6 +165,11 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
     ):
         return f"its source says this of {theirs}, not {mine[0]}"
     return None
+
+
+def _words(text: str) -> str:
+    """The text's words, lower-cased, one space apart: what "word for word" compares."""
+    return " ".join(re.findall(r"\w+", text.lower()))
 
 
 def subject_of(sentence: str, names: Iterable[str]) -> str | None:
