@@ -98,10 +98,11 @@ class AccountStore:
         """Remove an account (its runs stay, still its own); False if there is none. The last admin stays."""
         key = (name or "").strip().lower()
         with self._transaction(immediate=True) as conn:
+            admins = self._admins(conn)  # first, so that every change takes the admins' locks in one order
             user = self._locked(conn, key)
             if user is None:
                 return False
-            if user.role == "admin" and self._admins(conn) <= 1:
+            if user.role == "admin" and admins <= 1:
                 raise AccountError(LAST_ADMIN.format(name=key))
             conn.execute(delete(users).where(users.c.name == key))
         return True
@@ -110,10 +111,11 @@ class AccountStore:
         """Give an account another role; the last admin cannot stop being one."""
         key, checked = (name or "").strip().lower(), check_role(role)
         with self._transaction(immediate=True) as conn:
+            admins = self._admins(conn)  # first, so that every change takes the admins' locks in one order
             user = self._locked(conn, key)
             if user is None:
                 raise AccountError(f"there is no account named {key}.")
-            if user.role == "admin" and checked != "admin" and self._admins(conn) <= 1:
+            if user.role == "admin" and checked != "admin" and admins <= 1:
                 raise AccountError(LAST_ADMIN.format(name=key))
             conn.execute(update(users).where(users.c.name == key).values(role=checked, updated_at=utc_now()))
         return User(name=key, role=checked, password_hash=user.password_hash, created_at=user.created_at)
@@ -152,6 +154,11 @@ class AccountStore:
         return None if row is None else user_from_row(row)
 
     def _admins(self, conn: Connection) -> int:
-        """How many admins there are, their rows locked until the transaction ends."""
-        rows = conn.execute(select(users.c.name).where(users.c.role == "admin").with_for_update()).all()
+        """How many admins there are, their rows locked (in name order) until the transaction ends.
+
+        Taken before any other row of the change: two admins demoting each other at once then queue
+        on the same first lock instead of each holding the row the other needs (a deadlock on
+        PostgreSQL), and the second sees the first's change and is refused as the last admin."""
+        query = select(users.c.name).where(users.c.role == "admin").order_by(users.c.name).with_for_update()
+        rows = conn.execute(query).all()
         return len(rows)
