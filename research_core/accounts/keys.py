@@ -11,7 +11,6 @@ The rules:
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -19,26 +18,19 @@ from sqlalchemy import delete, insert, select, update
 
 from research_core.accounts.table import api_keys, create_or_upgrade
 from research_core.schemas import utc_now
-from research_core.storage.engines import release
-from research_core.storage.location import StoreLocation, locate
-from research_core.storage.schema import open_tables
+from research_core.storage.location import StoreLocation
+from research_core.storage.tables import TableStore
 
 OPENAI = "openai"
 CACHE_S = 5.0
 
 
-class ServerKeys:
+class ServerKeys(TableStore):
     """API keys saved on the server, by endpoint kind (`OPENAI`), in the database `db`."""
 
     def __init__(self, db: StoreLocation | Path | str | None):
-        self.location = locate(db)
-        self._lock = threading.Lock()
+        super().__init__(db, create_or_upgrade)
         self._cache: dict[str, tuple[float, str | None]] = {}
-        self._engine = open_tables(self.location, create_or_upgrade)
-
-    def close(self) -> None:
-        """Let go of the database (a shared PostgreSQL pool stays open)."""
-        release(self.location, self._engine)
 
     def get(self, name: str = OPENAI) -> str | None:
         """The saved key, or None when no admin saved one."""
@@ -57,17 +49,15 @@ class ServerKeys:
         if not secret:
             raise ValueError("an empty key cannot be saved")
         values = {"secret": secret, "updated_at": utc_now(), "updated_by": by}
-        with self._lock, self._engine.connect() as conn:
-            with conn.execution_options(immediate=True).begin():
-                done = conn.execute(update(api_keys).where(api_keys.c.name == name).values(**values))
-                if not done.rowcount:
-                    conn.execute(insert(api_keys).values(name=name, **values))
-            self._cache.pop(name, None)
+        with self._transaction(immediate=True) as conn:
+            done = conn.execute(update(api_keys).where(api_keys.c.name == name).values(**values))
+            if not done.rowcount:
+                conn.execute(insert(api_keys).values(name=name, **values))
+            self._cache.pop(name, None)  # under the lock: no reader sees the old key cached after this
 
     def remove(self, name: str = OPENAI) -> bool:
         """Forget the saved key; True if there was one."""
-        with self._lock, self._engine.connect() as conn:
-            with conn.begin():
-                done = conn.execute(delete(api_keys).where(api_keys.c.name == name))
+        with self._transaction() as conn:
+            done = conn.execute(delete(api_keys).where(api_keys.c.name == name))
             self._cache.pop(name, None)
         return bool(done.rowcount)

@@ -9,9 +9,7 @@ and the change share one transaction holding the write lock, so two admins canno
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +20,8 @@ from research_core.accounts import passwords
 from research_core.accounts.records import AccountError, User, check_name, check_role
 from research_core.accounts.table import create_or_upgrade, users
 from research_core.schemas import utc_now
-from research_core.storage.engines import release
-from research_core.storage.location import StoreLocation, locate
-from research_core.storage.schema import open_tables
+from research_core.storage.location import StoreLocation
+from research_core.storage.tables import TableStore
 
 LAST_ADMIN = "{name} is the last admin; make another account admin first (users set-role NAME admin)."
 
@@ -39,25 +36,11 @@ def normal_name(name: str) -> str:
     return check_name(name).lower()
 
 
-class AccountStore:
+class AccountStore(TableStore):
     """The users table of the database `db` (a SQLite path, a PostgreSQL URL or a `StoreLocation`; None: env's)."""
 
     def __init__(self, db: StoreLocation | Path | str | None):
-        self.location = locate(db)
-        self._lock = threading.Lock()
-        self._engine = open_tables(self.location, create_or_upgrade)
-
-    def close(self) -> None:
-        """Let go of the database (a shared PostgreSQL pool stays open)."""
-        release(self.location, self._engine)
-
-    @contextmanager
-    def _transaction(self, *, immediate: bool = False) -> Iterator[Connection]:
-        with self._lock, self._engine.connect() as conn:
-            if immediate:
-                conn = conn.execution_options(immediate=True)
-            with conn.begin():
-                yield conn
+        super().__init__(db, create_or_upgrade)
 
     # ---- reading --------------------------------------------------------------------------
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +24,8 @@ from research_core.runs.records import RunRecord, RunResult, RunSummary, RunTota
 from research_core.runs.rows import STORED
 from research_core.runs.table import checkpoint_tables, create_or_upgrade, insertion_order, runs
 from research_core.schemas import utc_now
-from research_core.storage.engines import release
-from research_core.storage.location import StoreLocation, locate
-from research_core.storage.schema import open_tables
+from research_core.storage.location import StoreLocation
+from research_core.storage.tables import TableStore
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +115,7 @@ def record_from_row(row: Row) -> RunRecord:
     )
 
 
-class RunStore:
+class RunStore(TableStore):
     """The runs table: what History and Compare need without replaying a graph.
 
     `db` is a SQLite path, a PostgreSQL URL or a `StoreLocation`; None means the environment's
@@ -126,23 +123,9 @@ class RunStore:
     """
 
     def __init__(self, db: StoreLocation | Path | str | None):
-        self.location = locate(db)
+        super().__init__(db, create_or_upgrade)
         self.db_path = self.location.path
-        self._lock = threading.Lock()
-        self._engine = open_tables(self.location, create_or_upgrade)
         self._order = insertion_order(self._engine.dialect.name)
-
-    def close(self) -> None:
-        """Let go of the database (a shared PostgreSQL pool stays open for the process's other stores)."""
-        release(self.location, self._engine)
-
-    @contextmanager
-    def _transaction(self, *, immediate: bool = False) -> Iterator[Connection]:
-        with self._lock, self._engine.connect() as conn:
-            if immediate:
-                conn = conn.execution_options(immediate=True)
-            with conn.begin():
-                yield conn
 
     def create(
         self,
