@@ -7,7 +7,6 @@ Alice and Bob. Alice's finished run is made beforehand through the run API with 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,15 @@ from research_core.configuration import LLMSettings, build_run_config
 from research_core.runs.runner import Runner
 from research_core.runs.store import RunStore
 from research_core.search.library import DocumentLibrary
-from tests.test_browser_journey import CHROMIUM_ARGS, DOCUMENTS, QUESTION, chromium, llm_url, running_app
+from tests.test_browser_journey import (
+    CHROMIUM_ARGS,
+    DOCUMENTS,
+    QUESTION,
+    chromium,
+    llm_url,
+    running_app,
+    workbench_env,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -50,17 +57,7 @@ def team_app(tmp_path: Path, llm_url: str) -> Iterator[tuple[str, str, Path]]:
     assert snap.status == "completed"
     runner.store.close()
 
-    env = {
-        **os.environ,
-        "ARBOR_DB": str(db),
-        "OPENAI_BASE_URL": llm_url,
-        "OPENAI_API_KEY": "sk-test",
-        "ARBOR_SEARCH": "library",
-        "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    env.pop("ARBOR_LLM_MODEL", None)
-    env.pop("ARBOR_DATABASE_URL", None)
-    with running_app(env, tmp_path) as url:
+    with running_app(workbench_env(db, llm_url, tmp_path), tmp_path) as url:
         yield url, snap.run_id, db
 
 

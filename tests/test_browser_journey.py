@@ -79,6 +79,20 @@ def _stop(process: subprocess.Popen) -> None:
             process.wait(timeout=10)
 
 
+def workbench_env(db: Path, llm_url: str, tmp_path: Path) -> dict[str, str]:
+    """The environment of a workbench under test: this process's, without any Arbor or OpenAI setting
+    of its own, pointed at `db`, the scripted LLM at `llm_url` and the document library."""
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARBOR_"))}
+    return {
+        **inherited,
+        "ARBOR_DB": str(db),
+        "OPENAI_BASE_URL": llm_url,
+        "OPENAI_API_KEY": "sk-test",
+        "ARBOR_SEARCH": "library",
+        "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
+    }
+
+
 @contextmanager
 def running_app(env: dict[str, str], tmp_path: Path, start_within: float = 60) -> Iterator[str]:
     """The workbench (`streamlit run app.py`) on a free port of 127.0.0.1 with `env`, once it answers
@@ -142,16 +156,7 @@ def app_url(tmp_path: Path, llm_url: str) -> Iterator[str]:
     library = DocumentLibrary(db)
     for name, text in DOCUMENTS.items():
         library.add_text(name, text, kind="md" if name.endswith(".md") else "txt")
-    env = {
-        **os.environ,
-        "ARBOR_DB": str(db),
-        "OPENAI_BASE_URL": llm_url,
-        "OPENAI_API_KEY": "sk-test",
-        "ARBOR_SEARCH": "library",
-        "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
-    }
-    env.pop("ARBOR_LLM_MODEL", None)
-    with running_app(env, tmp_path) as url:
+    with running_app(workbench_env(db, llm_url, tmp_path), tmp_path) as url:
         yield url
 
 

@@ -201,7 +201,6 @@ def test_the_cli_export_of_a_poisoned_run_is_clean_too(tmp_path):
 @pytest.mark.timeout(300)
 def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
     """Render a poisoned run's Report and Run pages in Chromium: no script runs, nothing loads from evil.example."""
-    import os
     from pathlib import Path
 
     chromium = Path("/usr/bin/chromium")
@@ -209,45 +208,39 @@ def test_a_poisoned_report_runs_no_script_in_chromium(tmp_path):
         pytest.fail(f"{chromium} is missing; install it with `bash scripts/setup.sh`.")
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.test_browser_journey import running_app
+    from tests.test_browser_journey import running_app, workbench_env
 
     data = tmp_path / "data"
     runner, snap, _ = run(data, hostile_corpus(), parroting_script())
     db = runner.db_path
-    with serve(ScriptedLLM()) as (llm_url, _):
-        env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARBOR_"))},
-            "ARBOR_DB": str(db),
-            "OPENAI_BASE_URL": llm_url,
-            "OPENAI_API_KEY": "sk-test",
-            "ARBOR_SEARCH": "library",
-            "ARBOR_CACHE_DIR": str(tmp_path / "cache"),
-        }
-        with running_app(env, tmp_path, start_within=90) as url:
-            dialogs: list[str] = []
-            evil_requests: list[str] = []
-            shown: list[bool] = []
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
-                try:
-                    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                    page.set_default_timeout(60_000)
-                    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-                    page.on("request", lambda r: evil_requests.append(r.url) if "evil.example" in r.url else None)
-                    for path, heading, text in [
-                        ("report", "Report", "The research answers the question"),
-                        ("run", "Run", "Compare React"),
-                    ]:
-                        page.goto(f"{url}/{path}?run={snap.run_id}")
-                        expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
-                        expect(page.get_by_text(text).first).to_be_visible()
-                        page.wait_for_timeout(2000)  # let every element and frame settle
-                        assert page.locator("[data-testid='stException']").count() == 0
-                        for frame in page.frames:
-                            assert frame.evaluate("typeof window.__pwned") == "undefined", f"{path}: {frame.url}"
-                        shown.append("__pwned" in "".join(frame.content() for frame in page.frames))
-                finally:
-                    browser.close()
+    with (
+        serve(ScriptedLLM()) as (llm_url, _),
+        running_app(workbench_env(db, llm_url, tmp_path), tmp_path, start_within=90) as url,
+    ):
+        dialogs: list[str] = []
+        evil_requests: list[str] = []
+        shown: list[bool] = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(60_000)
+                page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                page.on("request", lambda r: evil_requests.append(r.url) if "evil.example" in r.url else None)
+                for path, heading, text in [
+                    ("report", "Report", "The research answers the question"),
+                    ("run", "Run", "Compare React"),
+                ]:
+                    page.goto(f"{url}/{path}?run={snap.run_id}")
+                    expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
+                    expect(page.get_by_text(text).first).to_be_visible()
+                    page.wait_for_timeout(2000)  # let every element and frame settle
+                    assert page.locator("[data-testid='stException']").count() == 0
+                    for frame in page.frames:
+                        assert frame.evaluate("typeof window.__pwned") == "undefined", f"{path}: {frame.url}"
+                    shown.append("__pwned" in "".join(frame.content() for frame in page.frames))
+            finally:
+                browser.close()
     assert not dialogs, dialogs
     assert not evil_requests, evil_requests
     assert any(shown), "the hostile text never reached the pages, so the check proved nothing"
