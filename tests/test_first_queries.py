@@ -52,3 +52,35 @@ def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):
     assert "no model call" in first.reasoning
     # each subject's page was searched for and read
     assert {s.title for s in result.sources} >= {"SQLite locking", "PostgreSQL concurrency"}
+
+
+def test_every_query_of_a_comparison_carries_what_it_compares(tmp_path):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_text(
+        "sqlite-fts5.md",
+        "# SQLite FTS5\n\nFull-text search queries in SQLite use the MATCH operator on an FTS5 table.",
+        kind="md",
+    )
+    library.add_text(
+        "sqlite-select.md",
+        "# SQLite SELECT\n\nQueries in SQLite are written with SELECT statements and a WHERE clause.",
+        kind="md",
+    )
+    planned = '{"queries": ["How are queries written in SQLite?"], "reasoning": "the query syntax"}'
+    with serve(ScriptedLLM(script={"plan_queries": [planned]})) as (url, _):
+        runner = make_runner(tmp_path, url, backends=[library])
+        snap = runner.start(
+            "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, how are queries written?",
+            config(
+                mode="flat",
+                auto_approve=True,
+                search_backends=["library"],
+                sub_question_min_iterations=1,
+                sub_question_max_iterations=1,
+            ),
+        )
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    searched = next(e for e in result.log if e.kind == "queries")
+    assert "How are queries written in SQLite? full-text search" in searched.message
+    assert "SQLite FTS5" in {s.title for s in result.sources}

@@ -122,6 +122,25 @@ def test_meta_synthesis_failure_falls_back_to_branch_answers(tmp_path):
     for sq in result.sub_questions:
         assert re.search(rf"^## \d+ {re.escape(sq.question_text)}$", result.final_answer, re.MULTILINE)
     assert any("final synthesis failed" in w for w in result.warnings)
+    lead = re.split(r"^## ", result.final_answer, flags=re.MULTILINE)[0]
+    assert re.search(r"\[\d+\]", lead), "the report opens with a cited direct answer picked from the branches"
+
+
+def test_an_overview_no_source_supports_gives_way_to_the_branch_answers_most_direct_sentences(tmp_path):
+    unsupported = (
+        "React, Vue and Angular are the three fastest frameworks ever measured on every benchmark [1]. "
+        "Angular was written by Microsoft in 1998 for mainframe terminals [2]."
+    )
+    with serve(ScriptedLLM(script={"meta_synthesis": [unsupported]})) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True))
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    lead = re.split(r"^## ", result.final_answer, flags=re.MULTILINE)[0]
+    assert "fastest frameworks" not in result.final_answer and "mainframe" not in result.final_answer
+    assert re.search(r"\[\d+\]", lead), lead
+    first_branch = re.split(r"^## ", result.final_answer, flags=re.MULTILINE)[1]
+    assert any(s.strip() and s.strip() in first_branch for s in re.split(r"(?<=[.!?])\s+", lead))
 
 
 def test_parallel_branches_all_researched(tmp_path):

@@ -6,6 +6,7 @@ import pytest
 
 from research_core.planning.classify import mode_from_signals
 from research_core.planning.question_shape import (
+    compared_topic,
     frame_terms,
     multi_part_signals,
     question_parts,
@@ -94,6 +95,22 @@ def test_a_sub_question_that_lost_the_question_frame_gets_its_words_back():
         frame_terms("How does SQLite store values?", "How do PostgreSQL and SQLite differ: which functions exist?")
         == ""
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Compare full-text search in PostgreSQL and SQLite: how are documents indexed?", "full-text search"),
+        ("Compare reverse proxying with mod_proxy and with mod_rewrite: how is each configured?", "reverse proxying"),
+        # the options themselves, coordinated or named, are not what every query must carry
+        ("Compare name-based and IP-based virtual hosts in Apache: how is each configured?", ""),
+        ("Compare fs.readFile and fs.createReadStream in Node.js: how does each read a file?", ""),
+        ("How do Node.js's cluster module and worker_threads differ: are workers processes?", ""),
+        ("Compare how PostgreSQL and SQLite handle concurrent writes and locking.", ""),
+    ],
+)
+def test_what_a_comparison_compares_is_read_from_its_head(question, topic):
+    assert compared_topic(question) == topic
 
 
 def test_searches_of_a_branch_carry_the_frame_words_it_lost():

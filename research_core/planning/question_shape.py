@@ -299,3 +299,25 @@ def with_frame(queries: list[str], frame: str) -> list[str]:
         return queries
     wanted = content_words(frame)
     return [q if content_words(q) & wanted else f"{q} {frame}" for q in queries]
+
+
+_COMPARED = re.compile(
+    r"^(?:compare|contrast)\s+(?P<topic>.+?)\s+(?:in|with|of|between|across|among|for|on)\s", re.IGNORECASE
+)
+
+
+def compared_topic(question: str) -> str:
+    """What a "Compare T in A and B: how ...?" question compares (T), less any name, or "".
+
+    Every query of such a question belongs to T: the model's "How are queries written in SQLite?"
+    for "Compare full-text search in PostgreSQL and SQLite: ..., how are queries written, ..." finds
+    pages about SQL queries in general. Only a head that opens with the comparison verb counts; in
+    "How do A's cluster module and B differ: ..." the head's words are the options themselves, and
+    so are they in a coordinated T ("name-based and IP-based virtual hosts"), which gives nothing.
+    """
+    match = _COMPARED.match(frame_head(question))
+    if not match or re.match(rf"{_WH}\b|.*(?:\band\b|\bor\b|,|/)", match.group("topic"), re.IGNORECASE):
+        return ""
+    topic = match.group("topic")
+    names = {w.lower() for n in subjects(topic) for w in content_words(n)}
+    return " ".join(keywords(topic, names))

@@ -14,7 +14,7 @@ import textwrap
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
-from research_core.planning.question_shape import frame_terms, stand_alone, with_frame
+from research_core.planning.question_shape import compared_topic, frame_terms, stand_alone, with_frame
 from research_core.research.first_queries import first_queries, fresh_queries
 from research_core.research.part_coverage import finding_texts, still_missing
 from research_core.schemas import LogEntry, QueryPlanOutput, SubQuestion
@@ -32,6 +32,14 @@ def evidence_topic(branch: SubQuestion, question: str) -> str:
         frame = frame_terms(topic, question)
         return f"{topic} ({frame})" if frame else topic
     return f"{branch.question_text} ({question})"
+
+
+def framed(queries: list[str], branch: SubQuestion, question: str) -> list[str]:
+    """A question branch's queries with the main question's frame words it lost (`frame_terms`) and what
+    a "Compare T in A and B" question compares (`compared_topic`), each added where a query lacks it."""
+    if branch.kind != "question":
+        return queries
+    return with_frame(with_frame(queries, frame_terms(branch.question_text, question)), compared_topic(question))
 
 
 def new_queries(proposed: list[str], searched: set[str]) -> list[str]:
@@ -79,15 +87,17 @@ def plan_queries(
             message="Query planning failed; searching with the sub-question itself.",
             reasoning=exc.user_message,
         )
-        queries = [q for q in [branch.question_text[:200]] if folded(q) not in searched]
-        queries = queries or fresh_queries(evidence_topic(branch, question), branch.queries, missing)
+        queries = new_queries(framed([branch.question_text], branch, question), searched)
+        queries = queries or framed(
+            fresh_queries(evidence_topic(branch, question), branch.queries, missing), branch, question
+        )
         # empty when every query the engine could write was searched already: the branch stops searching
         return queries, {"costs": [c.model_dump() for c in exc.costs], "log": [log.model_dump()]}
-    queries = new_queries(out.queries, searched)
+    queries = new_queries(framed(out.queries, branch, question), searched)
     retry = branch.last_outcome in ("no_results", "irrelevant")
     if not queries:
         # the model repeated itself: search words not searched yet rather than the same words again
-        queries = fresh_queries(evidence_topic(branch, question), branch.queries, missing)
+        queries = framed(fresh_queries(evidence_topic(branch, question), branch.queries, missing), branch, question)
     label = f"Reformulated queries after {(branch.last_outcome or '').replace('_', ' ')}" if retry else "Queries"
     log = LogEntry(
         node="research_step",
@@ -99,12 +109,12 @@ def plan_queries(
     return queries, {"costs": [c.model_dump() for c in entries], "log": [log.model_dump()]}
 
 
-def code_queries(branch_id: str, topic: str) -> tuple[list[str], dict]:
+def code_queries(branch: SubQuestion, topic: str, question: str) -> tuple[list[str], dict]:
     """A local model's first queries, written by code (`first_queries`); same return shape as `plan_queries`."""
-    queries = first_queries(topic)
+    queries = framed(first_queries(topic), branch, question)
     log = LogEntry(
         node="research_step",
-        branch=branch_id,
+        branch=branch.id,
         kind="queries",
         message=f"Queries: {queries}",
         reasoning="First search written from the question itself (no model call).",
@@ -116,11 +126,9 @@ def step_queries(
     services: Services, question: str, branch: SubQuestion, known: list[dict], topic: str, iteration: int
 ) -> tuple[list[str], dict]:
     """A step's queries: written by code for the embedded model's first step of a question, planned by
-    the model otherwise; a question's queries carry the main question's frame. (queries, extra update)"""
+    the model otherwise; a question's queries carry the main question's frame (`framed`). (queries, extra update)"""
     if services.config.engine_first_queries and iteration == 1 and branch.kind == "question" and not branch.queries:
-        queries, update = code_queries(branch.id, topic)
+        queries, update = code_queries(branch, topic, question)
     else:
         queries, update = plan_queries(services, question, branch, known, still_missing(topic, finding_texts(known)))
-    if branch.kind == "question":
-        queries = with_frame(queries, frame_terms(branch.question_text, question))
     return queries, update

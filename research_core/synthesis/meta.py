@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from langgraph.runtime import Runtime
 
@@ -14,6 +15,7 @@ from research_core.services import Services
 from research_core.state import ResearchState, branches_of
 from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
+from research_core.synthesis.lead import picked_lead
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections, limitations
 from research_core.synthesis.sides import side_gaps
 from research_core.text.citations import (
@@ -56,7 +58,9 @@ def assembled_report(state: ResearchState, numbering: dict[str, int], overview: 
         for b, text in ordered_syntheses(state)
     ]
     gaps = [*((state.get("coverage") or {}).get("gaps") or []), *cited_side_gaps(state, numbering)]
-    return assemble_report(overview, sections, gaps) or "No branch produced an answer."
+    picked = picked_lead(state["question"], ((b.question_text, text) for b, text in ordered_syntheses(state)))
+    report = assemble_report(overview, sections, gaps, markers_to_numbered(picked, numbering))
+    return report or "No branch produced an answer."
 
 
 def cited_side_gaps(state: ResearchState, numbering: dict[str, int]) -> list[str]:
@@ -67,7 +71,8 @@ def cited_side_gaps(state: ResearchState, numbering: dict[str, int]) -> list[str
 def report_fallback(
     state: ResearchState, numbering: dict[str, int], message: str, costs: list[dict], log: list[dict]
 ) -> dict:
-    """The update that shows the branch answers without an overview, saying why."""
+    """The update that shows the branch answers without the model's overview, saying why (the report
+    opens with the direct answer the engine picks from them, `synthesis.lead`)."""
     return {
         "final_answer": assembled_report(state, numbering),
         "status": "completed_with_fallback",
@@ -153,6 +158,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     """Write the overview and assemble the report around the branch answers (flat runs: the branch answer).
 
     The model writes the direct answer and how the parts connect; every statement of it is grounded.
+    When none of it holds, the engine picks the direct answer from the branch answers (`synthesis.lead`).
     The engine adds each answered branch's grounded answer as a section and the limitations from
     the coverage step (see `synthesis.report`).
     """
@@ -186,8 +192,12 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
         ).model_dump()
     )
     if grounded.statements and not cited_source_ids(grounded.text):
-        message = "No statement of the overview was supported by a source; the report shows the branch answers."
-        return report_fallback(state, numbering, message, [entry.model_dump()], log)
+        message = (
+            "No statement of the model's overview was supported by a source; the report opens with the "
+            "branch answers' sentences that answer the question most directly."
+        )
+        log.append(LogEntry(node="meta_synthesize", kind="fallback", message=message).model_dump())
+        grounded = replace(grounded, text="")
     text = assembled_report(state, numbering, markers_to_numbered(grounded.text, numbering))
     log.append(LogEntry(node="meta_synthesize", message=f"Report written ({len(text)} characters).").model_dump())
     return {
