@@ -267,3 +267,18 @@ def test_a_program_copied_from_a_page_is_not_offered_as_a_sentence():
 def test_a_breadcrumb_trail_is_not_offered_as_a_sentence():
     assert states_nothing("Apache HTTP Server Version 2.4 Apache > HTTP Server > Documentation > Version 2.4 > Modules")
     assert not states_nothing("The server waits 5 seconds when KeepAliveTimeout > 0 is set for a connection.")
+
+
+def test_a_definition_tables_default_is_offered_as_a_sentence_with_its_label():
+    # how a manual's directive table reads once its cells are lines: each line alone says nothing
+    passage = (
+        "KeepAliveTimeout Directive ¶\n\nDescription:\n\nAmount of time the server will wait for subsequent "
+        "requests on a persistent connection\n\nSyntax:\n\nKeepAliveTimeout num[ms]\n\nDefault:\n\n"
+        "KeepAliveTimeout 5\n\nContext:\n\nserver config, virtual host\n\nModule:\n\ncore\n\n"
+        "The number of seconds Apache httpd will wait for a subsequent request before closing the connection."
+    )
+    shown = [s.text for s in number_sentences([passage])]
+    assert "Default: KeepAliveTimeout 5" in shown
+    assert "Syntax: KeepAliveTimeout num[ms]" in shown
+    assert "Default:" not in shown and "KeepAliveTimeout 5" not in shown and "Module: core" not in shown
+    assert shown[-1].startswith("The number of seconds")

@@ -49,13 +49,28 @@ class NumberedSentence:
     text: str
 
 
+# a definition table's label on a line of its own: "Default:" above "KeepAliveTimeout 5"
+_FIELD_LABEL = re.compile(r"^\w[\w -]{0,30}:$")
+
+
+def _with_labels(pieces: list[str]) -> list[str]:
+    """The pieces with each field label joined to the value on the line after it: a manual's definition
+    table ("Syntax:", "KeepAliveTimeout num[ms]", "Default:", "KeepAliveTimeout 5") becomes
+    "Default: KeepAliveTimeout 5", a statement that can be quoted, where each line alone says nothing."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and _FIELD_LABEL.match(out[-1]) and len(out[-1].split()) <= 3 and not _FIELD_LABEL.match(piece):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
 def split_sentences(passage: str) -> list[str]:
-    """The passage's sentences, whitespace collapsed; a very long one is cut at a word boundary."""
+    """The passage's sentences, whitespace collapsed, field labels joined to their values
+    (`_with_labels`); a very long one is cut at a word boundary."""
     out = []
-    for piece in _SENTENCE_END.split(passage):
-        piece = " ".join(piece.split())
-        if not piece:
-            continue
+    for piece in _with_labels([text for p in _SENTENCE_END.split(passage) if (text := " ".join(p.split()))]):
         if len(piece) > MAX_SENTENCE_CHARS:
             piece = piece[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
         out.append(piece)
