@@ -4,7 +4,7 @@ A small model asked to integrate several sub-answers into one report drops most 
 found. So the model writes only an overview (a direct answer, then sections on how the parts
 connect and a conclusion), and the engine assembles the report:
 1. the overview's lead (its text before the first "##" heading): the direct answer; when it cites
-   nothing, the branch answers' most direct sentences stand in (`synthesis.lead`);
+   nothing, the branch answers' most direct sentences follow it (`synthesis.lead`);
 2. one section per answered branch, in tree order, holding the branch's own grounded answer;
 3. the overview's remaining sections (themes, conclusion);
 4. "## Limitations": one "Not covered: ..." line per gap the coverage step recorded.
@@ -107,10 +107,10 @@ _CITED = re.compile(r"\[\d+\]")
 def assemble_report(overview: str, sections: list[str], gaps: Iterable[str], picked: str = "") -> str:
     """The report: the overview's lead, the branch sections, the overview's other sections, the limitations.
 
-    A lead that cites nothing (the model's was removed, or never written) gives way to `picked`, the
-    direct answer the engine picked from the branch answers (`synthesis.lead`)."""
+    A lead that cites nothing (the model's was removed, or only frames what follows) is followed by
+    `picked`, the direct answer the engine picked from the branch answers (`synthesis.lead`)."""
     lead, rest = split_lead(drop_repeated_sections(drop_sections(overview), sections))
     if not _CITED.search(lead) and picked:
-        lead = picked
+        lead = f"{lead}\n\n{picked}" if lead else picked
     parts = [lead, *sections, top_level_headings(rest), limitations(gaps)]
     return "\n\n".join(p for p in parts if p.strip())
