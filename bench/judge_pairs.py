@@ -70,13 +70,18 @@ def findings_by_source(result: RunResult) -> dict[str, list[dict[str, str]]]:
 
 
 def run_pairs(result: RunResult, row: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
-    """(the (sentence, cited source) pairs of a run's final report, how many sentences cite nothing)."""
+    """(the (sentence, cited source) pairs of a run's final report, how many sentences cite nothing);
+    a sentence the report repeats word for word makes its pairs once."""
     numbered = dict(enumerate(result.sources, start=1))
     findings = findings_by_source(result)
     pairs: list[dict[str, Any]] = []
     uncited = 0
     names = question_subjects(result.question)
+    seen: set[str] = set()
     for index, sentence in enumerate(statements(result.final_answer or "", names, result.question)):
+        if sentence in seen:
+            continue  # the report repeats it (a lead picked from the branch answers): judged once
+        seen.add(sentence)
         numbers = cited_numbers(sentence)
         uncited += not numbers
         for number in numbers:

@@ -1,0 +1,32 @@
+"""The (sentence, cited source) pairs a reader labels: each sentence of a report once."""
+
+from __future__ import annotations
+
+from bench.judge_pairs import run_pairs
+from research_core.runs.records import RunResult
+from research_core.schemas import Source
+
+LEAD = "FTS5 ranks full-text search results with the built-in bm25 function [1]."
+
+
+def test_a_sentence_the_report_repeats_is_one_pair_to_judge():
+    # the lead the engine picks from a branch answer repeats that answer's sentence
+    report = f"{LEAD}\n\n## 1 How does SQLite rank results?\n\n{LEAD} Ranking in PostgreSQL uses ts_rank [2]."
+    sources = [
+        Source(id="a1", url="/usr/share/doc/sqlite3/fts5.html", title="SQLite FTS5 Extension", backend="library"),
+        Source(id="b2", url="/usr/share/doc/postgresql/textsearch.html", title="Text Search", backend="library"),
+    ]
+    result = RunResult.model_construct(
+        run_id="r1",
+        question="How do PostgreSQL and SQLite rank full-text search results?",
+        mode="hierarchical",
+        final_answer=report,
+        sources=sources,
+        sub_questions=[],
+    )
+    pairs, uncited = run_pairs(result, {"id": "m3"})
+    assert [(p["sentence"], p["source"]) for p in pairs] == [
+        (LEAD, 1),
+        ("Ranking in PostgreSQL uses ts_rank [2].", 2),
+    ]
+    assert uncited == 0
