@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from research_core.research.engine_picks import ENGINE_PICK_BAR, engine_picks
+from research_core.research.engine_picks import ENGINE_PICK_BAR, engine_picks, field_picks
 from research_core.research.quotes import NumberedSentence
 from research_core.schemas import ExtractedFinding
 from research_core.search.library import DocumentLibrary
@@ -80,3 +80,36 @@ def test_a_step_the_model_answers_with_nothing_keeps_the_engines_pick(tmp_path, 
         return
     assert [f.quote for f in findings] == [ANSWER]
     assert findings[0].confidence == 0.5
+
+
+DIRECTIVE = (
+    "# core - Apache HTTP Server\n\n## KeepAliveTimeout Directive\n\nDescription:\n\nAmount of time the server will "
+    "wait for subsequent requests on a persistent connection\n\nSyntax:\n\nKeepAliveTimeout num[ms]\n\nDefault:\n\n"
+    "KeepAliveTimeout 5\n\nContext:\n\nserver config, virtual host\n\nThe number of seconds Apache httpd will "
+    "wait for a subsequent request before closing the connection. Setting KeepAliveTimeout to a high value may "
+    "cause performance problems in heavily loaded servers.\n"
+)
+
+
+def test_the_field_a_question_asks_for_is_picked_from_a_definition_table(tmp_path):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_text("core.md", DIRECTIVE, kind="md")
+    # the model's picks point elsewhere, as the embedded model's did
+    with serve(ScriptedLLM(script={"extract_findings": NOTHING})) as (url, _):
+        runner = make_runner(tmp_path, url, backends=[library])
+        run = config(mode="flat", auto_approve=True, search_backends=["library"], engine_picks=True, max_iterations=2)
+        snap = runner.start("What is the default KeepAliveTimeout of the Apache HTTP Server?", run)
+    result = runner.result(snap.run_id)
+    assert "Default: KeepAliveTimeout 5" in [f.quote for f in result.sub_questions[0].findings]
+    assert "KeepAliveTimeout 5 [1]" in result.final_answer
+
+
+def test_a_field_the_question_does_not_ask_for_or_about_another_subject_is_not_picked():
+    shown = [
+        NumberedSentence(1, 0, "Context: server config, virtual host"),
+        NumberedSentence(2, 0, "Default: MaxRanges 200"),
+        NumberedSentence(3, 1, "Default: KeepAliveTimeout 5"),
+    ]
+    question = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
+    assert [p.sentences for p in field_picks(question, shown, [])] == [[3]]
+    assert field_picks(question, shown, [ExtractedFinding(sentences=[3], confidence=0.9)]) == []

@@ -10,11 +10,17 @@ every sentence of the right manual names its system), when that sentence is at l
 `ENGINE_PICK_BAR` close, at most `MAX_ENGINE_PICKS` a step, best first. A pick is a finding
 like the model's: it goes through every rule of `extraction`, and its confidence says the model
 did not choose it. Without the embedding model there are no engine picks.
+
+A manual's definition table answers "What is the default X?" in a field too short for that rule:
+"Default: KeepAliveTimeout 5" (`quotes.split_sentences` joins the label to its value). So a shown
+field whose label is a word of the branch's question and whose value names one of its subjects is
+picked too (`field_picks`), whether or not the model picked from its source.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 from research_core.planning.question_shape import subjects
 from research_core.research.quotes import NumberedSentence
@@ -22,6 +28,7 @@ from research_core.schemas import ExtractedFinding
 from research_core.text import embedding
 from research_core.text.anaphora import leans_back
 from research_core.text.names import without_names
+from research_core.text.words import content_words
 
 logger = logging.getLogger(__name__)
 
@@ -57,3 +64,26 @@ def engine_picks(
             best[sentence.source] = (score, sentence)
     ranked = sorted(best.values(), key=lambda pair: -pair[0])[:MAX_ENGINE_PICKS]
     return [ExtractedFinding(sentences=[s.number], confidence=ENGINE_PICK_CONFIDENCE) for _, s in ranked]
+
+
+# a definition table's field as `quotes.split_sentences` shows it: "Default: KeepAliveTimeout 5"
+_FIELD = re.compile(r"^(?P<label>\w[\w -]{0,30}): (?P<value>.+)$")
+MAX_FIELD_PICKS = 1
+
+
+def field_picks(
+    focus: str, sentences: list[NumberedSentence], picked: list[ExtractedFinding]
+) -> list[ExtractedFinding]:
+    """The shown fields the branch's question asks for (see the module's rule), not picked already."""
+    chosen = {n for item in picked for n in item.sentences}
+    asked = content_words(focus)
+    names = [n.lower() for n in subjects(focus)]
+    out: list[ExtractedFinding] = []
+    for sentence in sentences:
+        field = _FIELD.match(sentence.text)
+        if not field or sentence.number in chosen:
+            continue
+        label = content_words(field.group("label"))
+        if label and label <= asked and any(n in field.group("value").lower() for n in names):
+            out.append(ExtractedFinding(sentences=[sentence.number], confidence=ENGINE_PICK_CONFIDENCE))
+    return out[:MAX_FIELD_PICKS]

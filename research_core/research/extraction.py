@@ -24,7 +24,7 @@ from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import subjects, topic_words
-from research_core.research.engine_picks import engine_picks
+from research_core.research.engine_picks import engine_picks, field_picks
 from research_core.research.evidence import duplicate_of
 from research_core.research.far_quotes import far_quotes
 from research_core.research.quotes import (
@@ -201,7 +201,11 @@ def extract_findings(
             reasoning=exc.user_message,
         )
         return [], [], {"costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    picks = engine_picks(focus, sentences, out.findings) if services.config.engine_picks else []
+    picks = (
+        [*engine_picks(focus, sentences, out.findings), *field_picks(focus, sentences, out.findings)]
+        if services.config.engine_picks
+        else []
+    )
     if picks:
         out = out.model_copy(update={"findings": [*out.findings, *picks]})
     findings, cited, refused = _checked_findings(
