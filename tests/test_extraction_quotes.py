@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from research_core.research.extraction import quote_on_topic
 from research_core.research.navigation import navigation_reason
 from research_core.research.quotes import location, number_sentences, runs_of, statements_of, states_nothing
 from research_core.search.library import DocumentLibrary
@@ -282,3 +283,12 @@ def test_a_definition_tables_default_is_offered_as_a_sentence_with_its_label():
     assert "Syntax: KeepAliveTimeout num[ms]" in shown
     assert "Default:" not in shown and "KeepAliveTimeout 5" not in shown and "Module: core" not in shown
     assert shown[-1].startswith("The number of seconds")
+
+
+def test_a_short_word_the_stem_of_a_topic_word_does_not_make_a_quote_on_topic():
+    focus = "What is the difference between SERIAL, identity columns and AUTOINCREMENT in PostgreSQL?"
+    ident = "Some ident servers have a nonstandard option that causes the returned user name to be encrypted."
+    assert not quote_on_topic(ident, focus)
+    assert quote_on_topic("An identity column has an implicit sequence attached to it.", focus)
+    # a whole short word still matches its inflected forms
+    assert quote_on_topic("Each index entry points at a row.", "How are documents indexed in PostgreSQL?")

@@ -56,3 +56,18 @@ def test_the_lead_stays_short_however_many_branches_answered():
     ]
     branches = [(f"Part {i}?", f"{what} [[src:e{i}]].") for i, what in enumerate(said)]
     assert len(picked_lead(QUESTION, branches).split("[[src:")) - 1 == MAX_LEAD_SENTENCES
+
+
+def test_a_quote_the_answer_left_out_is_picked_only_when_the_answer_says_nothing_on_the_question():
+    answer = (
+        "SQLite's FTS5 module indexes documents in a virtual table [[src:f1]].\n\n"
+        "Also found:\n- Allowed, but not in PG Allowed, but not in PG: full-text search documents indexed and "
+        "ranked in PostgreSQL and SQLite [[src:f2]]."
+    )
+    assert picked_lead(QUESTION, [("How does SQLite index documents?", answer)]) == (
+        "SQLite's FTS5 module indexes documents in a virtual table [[src:f1]]."
+    )
+    only_listed = "Also found:\n- FTS5 ranks results with the built-in bm25 function [[src:f3]]."
+    assert picked_lead(QUESTION, [("How does SQLite rank results?", only_listed)]) == (
+        "FTS5 ranks results with the built-in bm25 function [[src:f3]]."
+    )

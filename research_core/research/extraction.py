@@ -43,7 +43,7 @@ from research_core.services import Services
 from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
 from research_core.text.negation import polarity_conflict
-from research_core.text.support import SUPPORT_BAR, stems, support_share
+from research_core.text.support import SUPPORT_BAR, same_stem, support_share
 from research_core.text.terms import missing_terms
 from research_core.text.windows import best_window
 from research_core.text.words import content_words, looks_english
@@ -88,8 +88,9 @@ def _topical(text: str) -> tuple[list[str], set[str]]:
 
 
 def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
-    """Rule 3: the quote itself shares a topic word (by stem) with the branch's question, not counting the
-    names of its subjects (a page about the right system also says things about other topics), or
+    """Rule 3: the quote itself shares a topic word (by stem, `support.same_stem`) with the branch's
+    question, not counting the names of its subjects (a page about the right system also says things
+    about other topics), or
     names two of its subjects. A branch question whose only words are its names and its frame
     ("What is the difference between fs.readFile and fs.createReadStream in Node.js?") borrows the
     topic words of the main `question` ("read a file", "streaming", "memory use")."""
@@ -100,7 +101,8 @@ def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
         return True
     if len(named_in(quote, names)) >= 2:
         return True  # a sentence setting two of the question's subjects side by side is what a comparison needs
-    return bool(stems(" ".join(topical)) & stems(_without_names(quote, focus)))
+    said = content_words(_without_names(quote, focus))
+    return any(same_stem(word, other) for word in topical for other in said)
 
 
 def _without_names(quote: str, focus: str) -> str:

@@ -5,7 +5,8 @@ them past what their quotes say; grounding then removes every sentence of it, an
 open on its first branch section with no paragraph that answers the whole question. The engine
 picks that paragraph itself: from each answered branch (tree order, at most `MAX_LEAD_SENTENCES`),
 the cited sentence that shares the most word stems with the main question and the branch's own
-question. Each was checked when its branch answer was grounded, so the lead is as right as the
+question, from what the answer says before its "Also found" list (the quotes it left out) when
+that holds one. Each was checked when its branch answer was grounded, so the lead is as right as the
 answers it repeats, and it costs no model call.
 """
 
@@ -25,8 +26,24 @@ _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*\s*:?\s*")
 _CODE_NOTE = re.compile(r"^\(code as in ")
 
 
+_ALSO_FOUND = re.compile(r"^Also found:?$", re.IGNORECASE)
+
+
 def cited_sentences(answer: str) -> list[str]:
-    """The sentences of a grounded answer that carry a citation, outside code, headings and labels."""
+    """The sentences of a grounded answer that carry a citation, outside code, headings and labels,
+    up to its "Also found" list (`answer_parts`)."""
+    return _cited(answer_parts(answer)[0])
+
+
+def answer_parts(answer: str) -> tuple[str, str]:
+    """(the answer the model wrote, the "Also found" list of findings it left out, which
+    `synthesis.synthesize` appends)."""
+    lines = answer.splitlines()
+    cut = next((i for i, line in enumerate(lines) if _ALSO_FOUND.match(line.strip())), len(lines))
+    return "\n".join(lines[:cut]), "\n".join(lines[cut + 1 :])
+
+
+def _cited(answer: str) -> list[str]:
     out: list[str] = []
     in_code = False
     for raw in answer.splitlines():
@@ -64,7 +81,10 @@ def picked_lead(question: str, answers: Iterable[tuple[str, str]]) -> str:
     for branch_question, answer in answers:
         if len(picked) >= MAX_LEAD_SENTENCES:
             break
-        sentence = _best(cited_sentences(answer), asked | stems(branch_question), picked)
+        wanted = asked | stems(branch_question)
+        written, also_found = answer_parts(answer)
+        # a finding the answer left out is the answer only when what it wrote holds nothing on the question
+        sentence = _best(_cited(written), wanted, picked) or _best(_cited(also_found), wanted, picked)
         if sentence:
             picked.append(sentence)
     return " ".join(picked)

@@ -38,6 +38,20 @@ def stems(text: str) -> set[str]:
     return {w[:STEM_LETTERS] for w in content_words(text)}
 
 
+# what may follow a whole short word for a longer word to be a form of it: "index" -> "indexes", "indexing"
+_INFLECTIONS = ("", "s", "es", "ed", "d", "ing", "er", "ers")
+
+
+def same_stem(a: str, b: str) -> bool:
+    """Whether two content words share a stem (`STEM_LETTERS` letters), where a word no longer than
+    the stem counts only its inflected forms: "index" is a form of "indexing", but "ident" (the
+    ident server) is not one of "identity"."""
+    if a[:STEM_LETTERS] != b[:STEM_LETTERS]:
+        return False
+    short, long_ = sorted((a, b), key=len)
+    return len(short) > STEM_LETTERS or (long_.startswith(short) and long_[len(short) :] in _INFLECTIONS)
+
+
 def stem_share(claim: str, text: str) -> float:
     """Share of the claim's word stems that occur in `text` (1.0 for a claim without any): a
     retelling that changes a word's form ("isolates" for "isolation") still counts it as held."""
