@@ -87,7 +87,8 @@ DIRECTIVE = (
     "wait for subsequent requests on a persistent connection\n\nSyntax:\n\nKeepAliveTimeout num[ms]\n\nDefault:\n\n"
     "KeepAliveTimeout 5\n\nContext:\n\nserver config, virtual host\n\nThe number of seconds Apache httpd will "
     "wait for a subsequent request before closing the connection. Setting KeepAliveTimeout to a high value may "
-    "cause performance problems in heavily loaded servers.\n"
+    "cause performance problems in heavily loaded servers. The higher the timeout, the more server processes "
+    "will be kept occupied waiting on connections with idle clients.\n"
 )
 
 

@@ -292,3 +292,20 @@ def test_a_short_word_the_stem_of_a_topic_word_does_not_make_a_quote_on_topic():
     assert quote_on_topic("An identity column has an implicit sequence attached to it.", focus)
     # a whole short word still matches its inflected forms
     assert quote_on_topic("Each index entry points at a row.", "How are documents indexed in PostgreSQL?")
+
+
+def test_the_window_a_small_model_is_shown_keeps_a_tables_fields_apart():
+    from research_core.text.windows import best_window
+
+    page = statements_of(
+        "KeepAliveTimeout Directive ¶\n\nDescription:\n\nAmount of time the server will wait for subsequent "
+        "requests on a persistent connection\n\nSyntax:\n\nKeepAliveTimeout num[ms]\n\nDefault:\n\nKeepAliveTimeout 5"
+        "\n\nContext:\n\nserver config, virtual host\n\nThe number of seconds Apache httpd will wait for a subsequent "
+        "request before closing the connection. Setting KeepAliveTimeout to a high value may cause performance "
+        "problems in heavily loaded servers. The higher the timeout, the more server processes will be kept "
+        "occupied waiting on connections with idle clients."
+    )
+    question = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
+    window = best_window(page, question, 350, "\n")
+    assert len(window) <= 350
+    assert "Default: KeepAliveTimeout 5" in [s.text for s in number_sentences([window])]

@@ -185,7 +185,7 @@ def extract_findings(
     """
     focus = topic or branch.question_text
     pages = [statements_of(s.snippet) for s in sources]
-    passages = [best_window(page, focus, chars) for page in pages]
+    passages = [best_window(page, focus, chars, "\n") for page in pages]
     sentences = number_sentences(passages)
     system, user = render_prompt(
         "extract_findings", sub_question=research_focus(branch), sources=listing(sources, passages, sentences)
