@@ -114,3 +114,6 @@ def test_a_field_the_question_does_not_ask_for_or_about_another_subject_is_not_p
     question = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
     assert [p.sentences for p in field_picks(question, shown, [])] == [[3]]
     assert field_picks(question, shown, [ExtractedFinding(sentences=[3], confidence=0.9)]) == []
+    # picked with its neighbour, the field is still picked on its own
+    with_neighbour = [ExtractedFinding(sentences=[2, 3], confidence=0.9)]
+    assert [p.sentences for p in field_picks(question, shown, with_neighbour)] == [[3]]

@@ -74,8 +74,10 @@ MAX_FIELD_PICKS = 1
 def field_picks(
     focus: str, sentences: list[NumberedSentence], picked: list[ExtractedFinding]
 ) -> list[ExtractedFinding]:
-    """The shown fields the branch's question asks for (see the module's rule), not picked already."""
-    chosen = {n for item in picked for n in item.sentences}
+    """The shown fields the branch's question asks for (see the module's rule), not picked already on
+    their own: a field the model picked with its neighbours ("Syntax: ... Default: KeepAliveTimeout 5")
+    is picked alone too, as the run may be refused where the field is not."""
+    chosen = {item.sentences[0] for item in picked if len(item.sentences) == 1}
     asked = content_words(focus)
     names = [n.lower() for n in subjects(focus)]
     out: list[ExtractedFinding] = []
