@@ -292,6 +292,7 @@ def test_a_short_word_the_stem_of_a_topic_word_does_not_make_a_quote_on_topic():
     assert quote_on_topic("An identity column has an implicit sequence attached to it.", focus)
     # a whole short word still matches its inflected forms
     assert quote_on_topic("Each index entry points at a row.", "How are documents indexed in PostgreSQL?")
+    assert quote_on_topic("SQLite allows only one writer at a time.", "What is SQLite's write-ahead log?")
 
 
 def test_the_window_a_small_model_is_shown_keeps_a_tables_fields_apart():

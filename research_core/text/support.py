@@ -38,8 +38,9 @@ def stems(text: str) -> set[str]:
     return {w[:STEM_LETTERS] for w in content_words(text)}
 
 
-# what may follow a whole short word for a longer word to be a form of it: "index" -> "indexes", "indexing"
-_INFLECTIONS = ("", "s", "es", "ed", "d", "ing", "er", "ers")
+# what may follow a whole short word for a longer word to be a form of it: "index" -> "indexes",
+# "indexing"; "write" -> "writer"
+_INFLECTIONS = ("", "s", "es", "ed", "d", "ing", "er", "ers", "r", "rs")
 
 
 def same_stem(a: str, b: str) -> bool:
