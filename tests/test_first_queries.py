@@ -18,32 +18,34 @@ def test_a_question_naming_two_subjects_searches_each_of_them():
     assert first_queries("What does the SQLite VACUUM command do?") == ["What does the SQLite VACUUM command do?"]
 
 
-def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):
+def _one_step_flat_run(tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, **runner_options):
+    """A flat run of one research step over a library of `pages` (file name -> Markdown); (runner, snapshot)."""
     library = DocumentLibrary(tmp_path / "arbor.db")
-    library.add_text(
-        "sqlite-locking.md",
-        "# SQLite locking\n\nSQLite allows many concurrent readers but only one writer at a time.",
-        kind="md",
-    )
-    library.add_text(
-        "postgres-mvcc.md",
-        "# PostgreSQL concurrency\n\nPostgreSQL uses MVCC so concurrent writers lock only the rows they change.",
-        kind="md",
-    )
-    scripted = ScriptedLLM()
+    for name, text in pages.items():
+        library.add_text(name, text, kind="md")
     with serve(scripted) as (url, _):
-        runner = make_runner(tmp_path, url, backends=[library], provider="local")
-        snap = runner.start(
-            "How do PostgreSQL and SQLite handle concurrent writes?",
-            config(
-                mode="flat",
-                auto_approve=True,
-                search_backends=["library"],
-                sub_question_min_iterations=1,
-                sub_question_max_iterations=1,
-            ),
+        runner = make_runner(tmp_path, url, backends=[library], **runner_options)
+        run = config(
+            mode="flat",
+            auto_approve=True,
+            search_backends=["library"],
+            sub_question_min_iterations=1,
+            sub_question_max_iterations=1,
         )
-        calls = [task for task, _ in scripted.recorded_calls()]
+        return runner, runner.start(question, run)
+
+
+def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):
+    pages = {
+        "sqlite-locking.md": "# SQLite locking\n\nSQLite allows many concurrent readers but only one writer at a time.",
+        "postgres-mvcc.md": (
+            "# PostgreSQL concurrency\n\nPostgreSQL uses MVCC so concurrent writers lock only the rows they change."
+        ),
+    }
+    scripted = ScriptedLLM()
+    question = "How do PostgreSQL and SQLite handle concurrent writes?"
+    runner, snap = _one_step_flat_run(tmp_path, pages, question, scripted, provider="local")
+    calls = [task for task, _ in scripted.recorded_calls()]
     assert snap.status == "completed", snap.error
     assert "plan_queries" not in calls and "extract_findings" in calls
     result = runner.result(snap.run_id)
@@ -55,30 +57,17 @@ def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):
 
 
 def test_every_query_of_a_comparison_carries_what_it_compares(tmp_path):
-    library = DocumentLibrary(tmp_path / "arbor.db")
-    library.add_text(
-        "sqlite-fts5.md",
-        "# SQLite FTS5\n\nFull-text search queries in SQLite use the MATCH operator on an FTS5 table.",
-        kind="md",
-    )
-    library.add_text(
-        "sqlite-select.md",
-        "# SQLite SELECT\n\nQueries in SQLite are written with SELECT statements and a WHERE clause.",
-        kind="md",
-    )
+    pages = {
+        "sqlite-fts5.md": (
+            "# SQLite FTS5\n\nFull-text search queries in SQLite use the MATCH operator on an FTS5 table."
+        ),
+        "sqlite-select.md": (
+            "# SQLite SELECT\n\nQueries in SQLite are written with SELECT statements and a WHERE clause."
+        ),
+    }
     planned = '{"queries": ["How are queries written in SQLite?"], "reasoning": "the query syntax"}'
-    with serve(ScriptedLLM(script={"plan_queries": [planned]})) as (url, _):
-        runner = make_runner(tmp_path, url, backends=[library])
-        snap = runner.start(
-            "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, how are queries written?",
-            config(
-                mode="flat",
-                auto_approve=True,
-                search_backends=["library"],
-                sub_question_min_iterations=1,
-                sub_question_max_iterations=1,
-            ),
-        )
+    question = "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, how are queries written?"
+    runner, snap = _one_step_flat_run(tmp_path, pages, question, ScriptedLLM(script={"plan_queries": [planned]}))
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     searched = next(e for e in result.log if e.kind == "queries")

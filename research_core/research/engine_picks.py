@@ -20,10 +20,9 @@ picked too (`field_picks`), whether or not the model picked from its source.
 from __future__ import annotations
 
 import logging
-import re
 
 from research_core.planning.question_shape import subjects
-from research_core.research.quotes import NumberedSentence
+from research_core.research.quotes import FIELD, NumberedSentence
 from research_core.schemas import ExtractedFinding
 from research_core.text import embedding
 from research_core.text.anaphora import leans_back
@@ -66,8 +65,6 @@ def engine_picks(
     return [ExtractedFinding(sentences=[s.number], confidence=ENGINE_PICK_CONFIDENCE) for _, s in ranked]
 
 
-# a definition table's field as `quotes.split_sentences` shows it: "Default: KeepAliveTimeout 5"
-_FIELD = re.compile(r"^(?P<label>\w[\w -]{0,30}): (?P<value>.+)$")
 MAX_FIELD_PICKS = 1
 
 
@@ -82,7 +79,7 @@ def field_picks(
     names = [n.lower() for n in subjects(focus)]
     out: list[ExtractedFinding] = []
     for sentence in sentences:
-        field = _FIELD.match(sentence.text)
+        field = FIELD.match(sentence.text)
         if not field or sentence.number in chosen:
             continue
         label = content_words(field.group("label"))

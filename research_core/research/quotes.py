@@ -51,6 +51,8 @@ class NumberedSentence:
 
 # a definition table's label on a line of its own: "Default:" above "KeepAliveTimeout 5"
 _FIELD_LABEL = re.compile(r"^\w[\w -]{0,30}:$")
+# the field `_with_labels` makes of it: "Default: KeepAliveTimeout 5"
+FIELD = re.compile(r"^(?P<label>\w[\w -]{0,30}): (?P<value>.+)$")
 
 
 def _with_labels(pieces: list[str]) -> list[str]:

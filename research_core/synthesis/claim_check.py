@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
+from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
 from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.text.anaphora import leans_back
@@ -44,7 +45,6 @@ from research_core.text.support import SUPPORT_BAR, retold_sentence, stem_share,
 from research_core.text.terms import backticked, code_names, missing_terms, term_in
 from research_core.text.words import looks_english
 
-_MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
 # where one side of a comparison ends and the other begins
 _CLAUSE_BREAK = re.compile(
     r";|,?\s+\b(?:while|whereas|but|although|unlike|in contrast|on the other hand)\b|,\s+and\s+(?=[A-Z])",
@@ -302,7 +302,7 @@ def check_claim(
     `before`: the text a reader has just read (the heading, label and sentences before it).
     """
     names = list(names)
-    bare = _MARKER.sub("", sentence).strip()
+    bare = MARKER.sub("", sentence).strip()
     cited = [sid for sid in cited if sid in evidence]
     if not cited:
         return "no source"

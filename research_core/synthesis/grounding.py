@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from research_core.synthesis.claim_check import check_claim, is_wording, off_topic
-from research_core.synthesis.claim_context import ClaimContext, Walk, with_marker
+from research_core.synthesis.claim_context import MARKER, ClaimContext, Walk, with_marker
 from research_core.synthesis.evidence import build_evidence
 from research_core.synthesis.framing import is_framing
 from research_core.synthesis.quote_instead import REPEAT_BAR, quote_instead
@@ -43,7 +43,6 @@ from research_core.text.similarity import is_near_duplicate
 from research_core.text.support import SUPPORT_BAR, support_share
 from research_core.text.terms import missing_terms
 
-_MARKER = re.compile(r"\s*\[\[src:([^\]]+)\]\]")
 _NOT_A_CLAIM = re.compile(
     r"no (evidence|findings|sources?|information)|not (found|covered|answered|researched)|unanswered|could not|"
     r"did not find|do(es)? not (say|cover|mention|address)|remains? (open|unanswered)|rests on (a single|one) source|"
@@ -74,7 +73,7 @@ class Grounded:
 
 def is_claim(sentence: str) -> bool:
     """A sentence that asserts something a source must back (see the module docstring)."""
-    bare = _MARKER.sub("", sentence).strip()
+    bare = MARKER.sub("", sentence).strip()
     if bare.startswith("#") or LABEL.match(bare):
         return False
     if bare.endswith(":") and len(re.findall(r"\w+", _LABEL_PREFIX.sub("", bare))) < LEAD_IN_CLAIM_WORDS:
@@ -135,7 +134,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     citation or removed: it introduces what follows, which carries the citations. A sentence under a heading
     or label naming a subject ("### SQLite", "**SQLite:**") and naming none itself is about that subject.
     """
-    bare = _MARKER.sub("", sentence).strip()
+    bare = MARKER.sub("", sentence).strip()
     if is_near_duplicate(bare, walk.seen, REPEAT_BAR) is not None:
         return None
     if _is_a_title(bare, context) or _VERSION_NOTE.match(bare) or is_breadcrumb(bare):
@@ -177,7 +176,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
         if quoted is not None:
             out.supported += 1
             out.quoted += 1
-            walk.seen.append(_MARKER.sub("", quoted).strip())
+            walk.seen.append(MARKER.sub("", quoted).strip())
             return quoted
     out.removed.append(bare)
     out.reasons.append(reason)
@@ -221,7 +220,7 @@ def _ground_line(line: str, context: ClaimContext, out: Grounded, walk: Walk) ->
             kept.append(grounded)
             walk.read(grounded)
     rebuilt = " ".join(s for s in kept if s.strip())
-    if rebuilt.strip() and (rebuilt.strip() != _MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
+    if rebuilt.strip() and (rebuilt.strip() != MARKER.sub("", rebuilt).strip() or re.search(r"\w", rebuilt)):
         return prefix + rebuilt
     return None
 
@@ -243,7 +242,7 @@ def ground_text(
     around this one) or one made earlier goes.
     """
     out = Grounded(text="")
-    walk = Walk(seen=[_MARKER.sub("", k).strip() for k in known])
+    walk = Walk(seen=[MARKER.sub("", k).strip() for k in known])
     context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
     texts = context.texts
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)

@@ -15,18 +15,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.scaffolding import BULLET, FENCE, LABEL_LINE, MIN_CLAIM_WORDS, SENTENCE_BREAK
 from research_core.text.similarity import is_near_duplicate
 from research_core.text.support import stems
 
 MAX_LEAD_SENTENCES = 4
-_MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
+# the heading `synthesis.synthesize` puts above the findings an answer left out
+ALSO_FOUND = "Also found:"
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _BOLD_LABEL = re.compile(r"^\*\*[^*]{1,60}\*\*\s*:?\s*")
 _CODE_NOTE = re.compile(r"^\(code as in ")
-
-
-_ALSO_FOUND = re.compile(r"^Also found:?$", re.IGNORECASE)
 
 
 def cited_sentences(answer: str) -> list[str]:
@@ -39,7 +38,7 @@ def answer_parts(answer: str) -> tuple[str, str]:
     """(the answer the model wrote, the "Also found" list of findings it left out, which
     `synthesis.synthesize` appends)."""
     lines = answer.splitlines()
-    cut = next((i for i, line in enumerate(lines) if _ALSO_FOUND.match(line.strip())), len(lines))
+    cut = next((i for i, line in enumerate(lines) if line.strip() == ALSO_FOUND), len(lines))
     return "\n".join(lines[:cut]), "\n".join(lines[cut + 1 :])
 
 
@@ -56,7 +55,7 @@ def _cited(answer: str) -> list[str]:
         line = _BOLD_LABEL.sub("", BULLET.sub("", line))
         for sentence in SENTENCE_BREAK.split(line):
             sentence = sentence.strip()
-            bare = _MARKER.sub("", sentence)
+            bare = MARKER.sub("", sentence)
             if sentence != bare and len(bare.split()) >= MIN_CLAIM_WORDS:
                 out.append(sentence)
     return out
@@ -66,9 +65,9 @@ def _best(sentences: list[str], wanted: set[str], picked: list[str]) -> str | No
     """The sentence sharing most word stems with `wanted` (the earliest on a tie), not repeating one picked."""
     best, best_score = None, 0
     for sentence in sentences:
-        bare = _MARKER.sub("", sentence)
+        bare = MARKER.sub("", sentence)
         score = len(stems(bare) & wanted)
-        if score > best_score and not is_near_duplicate(bare, [_MARKER.sub("", p) for p in picked]):
+        if score > best_score and not is_near_duplicate(bare, [MARKER.sub("", p) for p in picked]):
             best, best_score = sentence, score
     return best
 

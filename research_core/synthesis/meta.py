@@ -53,12 +53,13 @@ def report_grounding(state: ResearchState, overview: Grounded | None) -> dict[st
 def assembled_report(state: ResearchState, numbering: dict[str, int], overview: str = "") -> str:
     """The report: the overview (numbered citations) around the branch answers, then the limitations."""
     numbers = BranchTree(branches_of(state), state.get("branch_order", [])).numbers()
+    answers = ordered_syntheses(state)
     sections = [
         branch_section(numbers.get(b.id, b.id), b.question_text, markers_to_numbered(text, numbering))
-        for b, text in ordered_syntheses(state)
+        for b, text in answers
     ]
     gaps = [*((state.get("coverage") or {}).get("gaps") or []), *cited_side_gaps(state, numbering)]
-    picked = picked_lead(state["question"], ((b.question_text, text) for b, text in ordered_syntheses(state)))
+    picked = picked_lead(state["question"], ((b.question_text, text) for b, text in answers))
     report = assemble_report(overview, sections, gaps, markers_to_numbered(picked, numbering))
     return report or "No branch produced an answer."
 

@@ -18,6 +18,7 @@ from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
+from research_core.synthesis.lead import ALSO_FOUND
 from research_core.synthesis.verification import verify_citations
 from research_core.task_records import SynthesisTask
 from research_core.text.citations import (
@@ -222,7 +223,7 @@ def ground_branch_answer(
             local = {sid: n for n, sid in reverse.items()}
             listed, _ = numbered_to_markers(findings_as_markdown(left_out, local), reverse)
             extra = ground(listed)
-            grounded.text = f"{grounded.text}\n\nAlso found:\n{extra.text}".strip()
+            grounded.text = f"{grounded.text}\n\n{ALSO_FOUND}\n{extra.text}".strip()
             grounded.statements += extra.statements
             grounded.supported += extra.supported
             grounded.removed += extra.removed
