@@ -10,6 +10,10 @@ texts still name (a check that removes too much also removes what the answer nee
 
     .venv/bin/python -m bench.regrade bench/judged/round-2026-11-25q/drafts-*.jsonl.gz [-v]
 
+The subjects a text is checked for are read from its topic by today's engine
+(`evidence.question_subjects`), not taken from the draft, so a change to how subjects are found is
+measured too.
+
 A pair counts as removed when today's text no longer has that sentence citing that source (a
 sentence kept with another citation removes the old pair).
 """
@@ -25,13 +29,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from research_core.synthesis.evidence import question_subjects
 from research_core.synthesis.grounding import ground_text
 from research_core.text.citations import cited_source_ids
 
 _BENCH = Path(__file__).resolve().parent
 _MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
 _NUMBERS = re.compile(r"\s*\[\d+(?:,\s*\d+)*\]")
-_SENTENCE = re.compile(r"(?<=[.!?:])\s+|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 LABELS = ("supported", "partly", "not_stated", "wrong")
 
 
@@ -95,7 +100,7 @@ def regrade(drafts: list[Path], labels: dict[tuple[str, str], str], questions: l
                 record["draft"],
                 sources,
                 record.get("quotes"),
-                record["names"],
+                question_subjects(record["topic"]),
                 record["topic"],
                 record.get("known", ()),
             )

@@ -37,9 +37,10 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
+from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.text.anaphora import leans_back
-from research_core.text.names import mentions, named_in
+from research_core.text.names import LISTED_BEFORE, contrasted, mentions, named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, retold_sentence, stem_share, stems, support_share
 from research_core.text.terms import backticked, code_names, missing_terms, term_in
@@ -148,14 +149,14 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
     mine = named_in(clause, names)
     if not mine:
         return None
-    sentences = sentences_of(u for e in pool for u in e.units)
-    if not sentences:
+    placed = [(support_share(clause, p), p, e.title) for e in pool for p in sentences_of(e.units)]
+    if not placed:
         return None
-    share, best = max((support_share(clause, p), p) for p in sentences)
+    share, best, title = max(placed)
     if _words(clause) in _words(best):
         return None  # the quote's own words, in its own order: nothing was moved
     theirs = subject_of(best, names) if share >= SUPPORT_BAR else None
-    umbrella = {n for e in pool for n in named_in(e.title, names)}  # the page's own subject: all of it is about it
+    umbrella = set(named_in(title, names))  # the subject of the quote's own page: all of it is about it
     if (
         theirs
         and theirs not in mine
@@ -181,8 +182,12 @@ def subject_of(sentence: str, names: Iterable[str]) -> str | None:
     return None
 
 
-# a name right after one of these words is what the sentence compares its subject with
-_COMPARED_WITH = re.compile(r"\b(?:by|than|to|from|like|unlike|with|of|as|via|over|versus|vs\.?)\s+(?:the\s+)?$", re.I)
+# a name right after one of these words, or in a list right after one (`names.LISTED_BEFORE`), is what
+# the sentence compares its subject with: in "Unlike child_process or cluster, worker_threads can share
+# memory" the subject is worker_threads
+_COMPARED_WITH = re.compile(
+    rf"\b(?:by|than|to|from|like|unlike|with|of|as|via|over|versus|vs\.?)\s+(?:the\s+)?{LISTED_BEFORE}", re.I
+)
 
 
 # the share of a leaning sentence's words a quote must hold to be one it retells
@@ -201,7 +206,8 @@ def _subject_refusal(
 ) -> str | None:
     """Rules 1-2 for the whole sentence: each subject it names (or its heading implies) has a cited
     source about it that says this of it (`says_of`); "both systems" cites a source about each."""
-    for name in named_in(bare, names) or implied:
+    against = contrasted(bare, names)  # "unlike cluster, ...": said of the others, needing no source
+    for name in [n for n in named_in(bare, names) if n not in against] or implied:
         if not any(name in evidence[sid].subjects for sid in cited):
             return f"names {name}, but cites no source about it"
         if not any(says_of(evidence[sid], bare, name, names) for sid in cited):
@@ -332,6 +338,8 @@ def check_claim(
     held = stem_share(bare, whole)
     if held < CLAIM_BAR:
         return f"its sources hold {held:.0%} of its words, under {CLAIM_BAR:.0%}"
+    if not implied and (mixed := mixed_manuals(bare, cited, evidence, names, CLAIM_BAR)):
+        return mixed
     return next(
         (
             r
@@ -346,6 +354,7 @@ def _sides(bare: str, names: list[str], implied: list[str]) -> Iterator[tuple[st
     """Each clause of the sentence with each side it speaks of ("" for none): a clause naming no
     subject is about the subjects its heading implies, when the sentence names none."""
     named = named_in(bare, names)
+    against = contrasted(bare, names)
     for clause in clauses(bare):
-        for side in named_in(clause, names) or (implied if not named else []) or [""]:
+        for side in [n for n in named_in(clause, names) if n not in against] or (implied if not named else []) or [""]:
             yield clause, side

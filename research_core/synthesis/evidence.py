@@ -12,8 +12,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from research_core.planning.compared_options import compared_options
 from research_core.planning.question_shape import subjects
-from research_core.text.names import mentions, named_in
+from research_core.text.names import contrasted, mentions, named_in
 from research_core.text.support import support_share
 
 
@@ -49,14 +50,16 @@ def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bo
     "PostgreSQL's window functions" are, whatever a retelling calls them, nor that "PostgreSQL
     supports window functions by first adding support to SQLite". And whatever the page,
     when the claim names subjects and that quoted sentence names others and none of the claim's, it
-    says the fact of another one: "the ProxyPass directive is a better choice" is not the [P] flag's."""
+    says the fact of another one: "the ProxyPass directive is a better choice" is not the [P] flag's.
+    A subject the quote sets against another (`names.contrasted`) is not one it speaks of: "Unlike
+    child_process or cluster, worker_threads can share memory" says nothing the cluster does."""
     if name not in source.subjects:
         return False
     if not source.quoted:
         return True
-    claimed = set(named_in(claim, names))
+    claimed = set(named_in(claim, names)) - contrasted(claim, names)
     best = max(sentences_of(source.units), key=lambda sentence: support_share(claim, sentence))
-    said_of = set(named_in(best, names))
+    said_of = set(named_in(best, names)) - contrasted(best, names)
     if claimed and said_of and not said_of & claimed:
         return False  # the quote says it of another subject: "the ProxyPass directive is a better choice"
     site = owners(source, names)
@@ -111,10 +114,11 @@ def sentences_of(units: Iterable[str]) -> list[str]:
 
 
 def question_subjects(*questions: str) -> tuple[str, ...]:
-    """The subjects (`planning.question_shape.subjects`) the questions name, each once."""
+    """The subjects the questions name (`planning.question_shape.subjects`), with the options a
+    comparison names in lower case (`planning.compared_options`), each once."""
     found: dict[str, None] = {}
     for question in questions:
-        for name in subjects(question or ""):
+        for name in subjects(question or "") + compared_options(question or ""):
             if len(name) > 1:
                 found.setdefault(name, None)
     return tuple(found)

@@ -7,9 +7,11 @@ from collections.abc import Iterable
 
 
 def _name_pattern(name: str) -> re.Pattern[str]:
-    # a name matches as a word, digits and a possessive may follow: "SQLite" finds "sqlite3" and
-    # "SQLite's", never "React" in "reactive"
-    return re.compile(rf"(?<![\w]){re.escape(name.lower())}(?![^\W\d_])", re.IGNORECASE)
+    # a name matches as a word, digits, a plural and a possessive may follow: "SQLite" finds "sqlite3"
+    # and "SQLite's", "cluster" finds "Clusters", never "React" in "reactive"; an underscore, a
+    # hyphen and a space are one joint: "worker_threads" finds "Worker Threads"
+    spelled = re.sub(r"_|\\ |\\-", lambda _: r"[_\s-]", re.escape(name.lower()))
+    return re.compile(rf"(?<![\w]){spelled}(?:e?s)?(?![^\W\d_])", re.IGNORECASE)
 
 
 def named_in(text: str, names: Iterable[str]) -> list[str]:
@@ -27,3 +29,19 @@ def without_names(text: str, names: Iterable[str]) -> str:
     for name in sorted(names, key=len, reverse=True):
         text = re.sub(rf"(?<!\w){re.escape(name)}(?:'s)?(?!\w)", " ", text, flags=re.IGNORECASE)
     return " ".join(text.split())
+
+
+# the names listed before the one a pattern ends at: "child_process or " in "Unlike child_process or
+# cluster"; a list ends in "or"/"and", so "Unlike child_process or cluster, worker_threads" sets only
+# child_process and cluster against worker_threads
+LISTED_BEFORE = r"(?:(?:[\w.'’-]+,\s+)*[\w.'’-]+,?\s+(?:or|and|nor)\s+)?$"
+_CONTRASTED = re.compile(
+    rf"\b(?:unlike|than|versus|vs\.?|instead\s+of|in\s+contrast\s+to|compared\s+(?:to|with))\s+(?:the\s+)?{LISTED_BEFORE}",
+    re.IGNORECASE,
+)
+
+
+def contrasted(text: str, names: Iterable[str]) -> set[str]:
+    """The names (lower-cased) `text` sets against what it speaks of ("Unlike child_process or
+    cluster, worker_threads can share memory"): what it says is not said of them."""
+    return {name for start, name in mentions(text, names) if _CONTRASTED.search(text[:start])}
