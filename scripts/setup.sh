@@ -15,13 +15,26 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON="${PYTHON:-python3}"
 LLAMA_VERSION="0.3.36"
 CACHE_DIR="${ARBOR_CACHE_DIR:-$HOME/.cache/arbor}"
-# The wheel is built for the instruction sets every x86-64 machine of the last decade has (AVX2, FMA,
-# F16C), not for the building machine's own (-march=native): a native build on a CPU that reports
-# AMX and AVX-512 crashed with a general protection fault at its first prompt under a hypervisor
-# that does not give processes the AMX state. The folder names the build, so an older native wheel
-# is never reused.
+# The wheel is built for a named set of instruction sets, not for the building machine's own
+# (-march=native): a native build on a CPU that reports AMX crashed with a general protection fault at
+# its first prompt, under a hypervisor that does not give processes the AMX state. A CPU with the
+# AVX-512 extensions below gets them (about a quarter faster on a 900-token prompt than AVX2 alone);
+# any other x86-64 machine of the last decade gets AVX2. The folder names the build, so a wheel of
+# another build (or an older native one) is never reused.
 LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON"
-WHEEL_DIR="$CACHE_DIR/wheels/avx2"
+LLAMA_BUILD="avx2"
+has_cpu_flags() {
+    local flags f
+    flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+    for f in "$@"; do
+        [[ "$flags" == *" $f "* ]] || return 1
+    done
+}
+if has_cpu_flags avx512f avx512bw avx512vl avx512_vnni avx512_bf16 avx512vbmi; then
+    LLAMA_CMAKE_ARGS="$LLAMA_CMAKE_ARGS -DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX512_BF16=ON"
+    LLAMA_BUILD="avx512"
+fi
+WHEEL_DIR="$CACHE_DIR/wheels/$LLAMA_BUILD"
 VENV=".venv"
 
 step() { printf '\n==> %s\n' "$*"; }
