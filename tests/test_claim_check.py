@@ -139,6 +139,14 @@ def test_a_framing_sentence_carries_no_citation_and_is_not_counted():
     assert out.statements == 0
 
 
+def test_a_restated_question_carries_no_citation_and_is_not_counted():
+    # round U's m7 overview opened on the user's question, cited to two pages that assert none of it
+    text = "How do PostgreSQL and SQLite rank full-text search results [[src:p1]] [[src:s1]]?"
+    out = _ground(text, {"p1": PG_RANK, "s1": SQLITE_FTS})
+    assert "[[src:" not in out.text
+    assert out.statements == 0 and out.supported == 0
+
+
 def test_an_off_topic_sentence_is_removed_even_when_its_source_supports_it():
     source = {
         "title": "faulthandler",

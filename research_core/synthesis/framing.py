@@ -29,6 +29,12 @@ _ABOUT_REPORT = re.compile(
     r"\b(?:supported|backed|confirmed) by the (?:provided )?(?:documentation|sources?|findings?|evidence)\b",
     re.IGNORECASE,
 )
+# a question: it opens on a question word and ends on a question mark ("?column?" in a query's output does not)
+_QUESTION = re.compile(
+    r"^\W*(?:what|how|which|why|when|where|who|whom|whose|is|are|does|do|did|can|could|should|will|would)\b"
+    r"[^?？]*[?？]\s*$",
+    re.IGNORECASE,
+)
 # a framing sentence is short: a long one with a framing word also states facts, and is checked as a claim
 FRAMING_MAX_WORDS = 16
 
@@ -36,8 +42,9 @@ FRAMING_MAX_WORDS = 16
 def is_framing(sentence: str, names: Iterable[str], question: str = "") -> bool:
     """A sentence that frames a comparison or the report and names nothing beyond the question's subjects:
     short, or of any length when every word of it is the `question`'s (it restates the question);
-    or one about the report itself (`about_the_report`)."""
-    if about_the_report(sentence):
+    or one about the report itself (`about_the_report`); or a question, which asserts nothing (a
+    report that restates the user's question, "What are window functions, ...?", cited to two pages)."""
+    if about_the_report(sentence) or _QUESTION.match(sentence):
         return True
     if not _FRAMING.search(sentence):
         return False
