@@ -62,7 +62,6 @@ _NOT_OPTION = frozenset(
         "than",
         "then",
         "also",
-        "their",
         "there",
         "this",
         "that",
@@ -121,8 +120,8 @@ def compared_options(question: str) -> list[str]:
 
     Three shapes count: a phrase joined to a name ("cluster module and worker_threads"), a list of
     phrases whose head is a name ("prefork, worker and event MPMs"), and a list right after a name
-    that ends the clause ("Git rebase and merge:"). In a list, every item must be an option: "each provide, and how are
-    JSON values" is two clauses, not a list.
+    that ends the clause ("Git rebase and merge:"). In a list, every item must be an option: "each
+    provide, and how are JSON values" is two clauses, not a list.
     """
     text = " ".join(question.split())
     if not _COMPARING.search(text):
