@@ -49,6 +49,7 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ARBOR_"))}
     env["PYTHONPATH"] = str(REPO)
     env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONFAULTHANDLER"] = "1"  # a native crash prints every thread's stack, so its output shows where
     env.update(extra)
     return env
 

@@ -463,6 +463,14 @@ def test_a_fact_a_page_states_of_one_system_is_not_given_to_the_system_it_compar
     assert out.text == "" and "sqlite" in out.reasons[0]
     right = "SQLite features a set of built-in window functions based on those supported by PostgreSQL [[src:w]]."
     assert "[[src:w]]" in _ground_on(right, {"w": WINDOWS_PAGE}, quotes, NAMES, topic).text
+    turned = "PostgreSQL features a set of built-in window functions based on those supported by SQLite [[src:w]]."
+    out = _ground_on(turned, {"w": WINDOWS_PAGE}, quotes, NAMES, topic)
+    # the reader gets the quote, which says it the right way round, not the turned sentence
+    assert "PostgreSQL features" not in out.text
+    assert out.text.startswith("As well as aggregate window functions, SQLite")
+    assert out.quoted == 1
+    evidence = build_evidence({"w": WINDOWS_PAGE}, quotes, NAMES)
+    assert "not the other way round" in (check_claim(turned, ["w"], evidence, NAMES) or "")
 
 
 def test_a_lead_in_is_checked_and_carries_no_citation():

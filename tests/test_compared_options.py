@@ -57,6 +57,27 @@ def test_a_name_is_found_however_its_joints_are_written():
     assert named_in("**Worker Threads**: run JavaScript in parallel", ["worker_threads"]) == ["worker_threads"]
     assert named_in("name based virtual hosts", ["name-based"]) == ["name-based"]
     assert named_in("the workers of a cluster", ["worker_threads"]) == []
+    # a joined name in the plural is also named in the singular; a plain word keeps its own spelling
+    assert named_in("Once a worker thread exits, it closes the channel", ["worker_threads"]) == ["worker_threads"]
+    assert named_in("the process object", ["child_process"]) == []
+
+
+PROCESS_PAGE = {"title": "Process | Node.js v18.20.4 Documentation", "url": "/api/process.html", "snippet": ""}
+PROCESS_QUOTE = (
+    "If the Node.js process is spawned with an IPC channel (see the Child Process and Cluster documentation), the "
+    "process.disconnect() method will close the IPC channel to the parent process, allowing the child process to "
+    "exit gracefully once there are no other connections keeping it alive."
+)
+
+
+def test_a_child_process_fact_given_to_a_worker_thread_goes():
+    names = question_subjects(QUESTION)
+    text = (
+        "Once a worker thread exits, it will close the IPC channel to the parent process, allowing the parent "
+        "process to exit gracefully once there are no other connections keeping it alive [[src:p1]]."
+    )
+    out = ground_text(text, {"p1": PROCESS_PAGE}, {"p1": [PROCESS_QUOTE]}, names, QUESTION)
+    assert out.supported == 0 and "[[src:p1]]" not in out.text
 
 
 def test_a_fact_of_worker_threads_cited_to_the_cluster_page_goes():

@@ -43,3 +43,32 @@ def test_a_sentence_one_manual_says_keeps_its_citation_beside_the_other():
     text = "The right-hand operand of the MATCH operator is a string consisting of a single term [[src:s]] [[src:p]]."
     out = ground_text(text, SOURCES, QUOTES, NAMES, QUESTION)
     assert out.supported == 1 and "[[src:s]]" in out.text
+
+
+PY_TOPIC = "How do transactions and isolation levels work in SQLite and in Python's sqlite3 module?"
+PY_NAMES = ("SQLite", "Python", "sqlite3")
+PY_SOURCES = {
+    "py": {
+        "title": "sqlite3 — DB-API 2.0 interface for SQLite databases — Python 3.11.2 documentation",
+        "url": "/usr/share/doc/python3.11/html/library/sqlite3.html",
+        "snippet": "The isolation_level attribute controls the transaction handling: it can be used to choose the "
+        "underlying SQLite transaction behaviour, DEFERRED, IMMEDIATE or EXCLUSIVE.",
+    },
+    "iso": {
+        "title": "Isolation In SQLite",
+        "url": "/usr/share/doc/sqlite3/isolation.html",
+        "snippet": "Isolation in SQLite is serializable, except in shared-cache mode with PRAGMA read_uncommitted, "
+        "where it is read-uncommitted.",
+    },
+}
+PY_QUOTES = {sid: [s["snippet"]] for sid, s in PY_SOURCES.items()}
+
+
+def test_a_sentence_naming_one_system_may_not_stitch_two_manuals_either():
+    # the attribute is the Python module's, the two levels are SQLite's own isolation: neither page says this
+    text = (
+        "The isolation level attribute can be used to choose the underlying SQLite transaction behaviour, which is "
+        'either "serializable" or "read-uncommitted" [[src:py]] [[src:iso]].'
+    )
+    out = ground_text(text, PY_SOURCES, PY_QUOTES, PY_NAMES, PY_TOPIC)
+    assert "read-uncommitted" not in out.text and "serializable" not in out.text

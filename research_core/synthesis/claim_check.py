@@ -22,6 +22,9 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
    text just before it (`before`), or it hands the fact to whatever the reader last read about.
 5. **One quote per claim.** Most of a clause's words are in one quoted sentence (`fused`): a clause
    stitched from two quotes says what neither says.
+6. **The quote's sense is kept.** A clause retelling a quote keeps its hedges (`qualifiers`), adds no
+   advice it does not give (`added_advice`: "can be used" is not "the manual recommends"), and does
+   not turn around a one-way relation it states between two subjects (`turned_around`).
 
 Two kinds of sentences carry no citation: framing sentences (`synthesis/framing.py`), which announce
 a comparison or the report itself without stating a fact ("X and Y differ in how they handle
@@ -35,10 +38,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
+from research_core.synthesis.added_advice import added_advice
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
 from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.qualifiers import dropped_qualifier
+from research_core.synthesis.turned_around import turned_around
 from research_core.text.anaphora import leans_back
 from research_core.text.names import LISTED_BEFORE, contrasted, mentions, named_in
 from research_core.text.negation import polarity_conflict
@@ -144,7 +149,8 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
     functions based on those supported by PostgreSQL" is about SQLite) that the sentence does not
     name while the clause names another that the quoted sentence names too (what it compares with):
     the clause moved the fact to that one. The subject a page's title names is not such a subject:
-    everything on the page is about it."""
+    everything on the page is about it. Nor may the clause turn around a directed relation the
+    quote states between two subjects (`turned_around`), whatever the page."""
     names = list(names)
     mine = named_in(clause, names)
     if not mine:
@@ -155,6 +161,8 @@ def other_subject(clause: str, sentence: str, pool: list[Evidence], names: Itera
     share, best, title = max(placed)
     if _words(clause) in _words(best):
         return None  # the quote's own words, in its own order: nothing was moved
+    if share >= SUPPORT_BAR and (turned := turned_around(clause, best, names)):
+        return turned
     theirs = subject_of(best, names) if share >= SUPPORT_BAR else None
     umbrella = set(named_in(title, names))  # the subject of the quote's own page: all of it is about it
     if (
@@ -264,7 +272,8 @@ def _side_refusal(
         moved_fact(clause, bare, about, names, before)
         or other_subject(clause, bare, about, names)
         or swapped_term(clause, about, names, before)
-        or dropped_qualifier(clause, sentences_of(u for e in about for u in e.units))
+        or dropped_qualifier(clause, quoted := sentences_of(u for e in about for u in e.units))
+        or added_advice(clause, quoted)
     )
 
 
@@ -272,7 +281,7 @@ def _side_refusal(
 # negation the quotes lack), not that the sentence is about the wrong subject
 _WORDING = re.compile(
     r"^its sources hold |\bnot in (?:its sources|the source about)|\bholds \d+% of what|^negates |^states '|^drops '"
-    r"|^one quote holds "
+    r"|^one quote holds |^turns its quote around|^adds '"
 )
 
 
@@ -338,7 +347,7 @@ def check_claim(
     held = stem_share(bare, whole)
     if held < CLAIM_BAR:
         return f"its sources hold {held:.0%} of its words, under {CLAIM_BAR:.0%}"
-    if not implied and (mixed := mixed_manuals(bare, cited, evidence, names, CLAIM_BAR)):
+    if mixed := mixed_manuals(bare, cited, evidence, names, CLAIM_BAR):
         return mixed
     return next(
         (

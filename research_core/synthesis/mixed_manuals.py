@@ -1,4 +1,4 @@
-"""A sentence that names no subject may not stitch one system's manual to another's.
+"""A sentence that names at most one subject may not stitch one system's manual to another's.
 
 "The right-hand operand of the MATCH operator can be a string consisting of a single term or a
 tsquery, which represents a text query", cited to SQLite's FTS page and PostgreSQL's text-search
@@ -6,10 +6,15 @@ introduction, names neither system, so the one-subject rule of `claim_check` has
 each page holds part of it, and together they hold enough of its words. But the MATCH operand is
 SQLite's and tsquery is PostgreSQL's: the sentence says what neither manual says.
 
-The rule: when a sentence names no subject of the question and its cited sources belong to the
-manuals of different subjects (`evidence.owners`: the folder or site of the address), the sources
-of one manual must hold `claim_check.CLAIM_BAR` of its word stems by themselves. "Both systems ..."
-sentences are checked per side elsewhere and are left alone.
+Naming one subject does not make it safe: "The isolation level attribute can be used to choose the
+underlying SQLite transaction behaviour, which is either serializable or read-uncommitted", cited
+to Python's sqlite3 page and SQLite's isolation page, gives the Python attribute the values of
+SQLite's own isolation; both pages are about SQLite, so the side check passes it.
+
+The rule: when a sentence names at most one subject of the question and its cited sources belong
+to the manuals of different subjects (`evidence.owners`: the folder or site of the address), the
+sources of one manual must hold `claim_check.CLAIM_BAR` of its word stems by themselves. Sentences
+naming two subjects, and "Both systems ..." sentences, are checked per side elsewhere.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ def mixed_manuals(
 ) -> str | None:
     """Why `sentence` joins what different subjects' manuals say, or None."""
     names = list(names)
-    if named_in(sentence, names):
+    if len(named_in(sentence, names)) > 1:  # each side is checked on its own
         return None
     manuals: dict[str, list[str]] = {}
     for sid in cited:

@@ -137,7 +137,11 @@ def embed(texts: list[str]) -> np.ndarray:
     present = [i for i, t in enumerate(texts) if t and t.strip()]
     for start in range(0, len(present), BATCH):
         chunk = present[start : start + BATCH]
-        rows[chunk] = _forward(model, [texts[i] for i in chunk])
+        # one forward pass at a time: branches run on parallel threads, and the tokenizer and BLAS
+        # below are native code best not entered from several threads at once (two cores gain
+        # nothing from it either)
+        with _lock:
+            rows[chunk] = _forward(model, [texts[i] for i in chunk])
     return rows
 
 

@@ -9,8 +9,11 @@ from collections.abc import Iterable
 def _name_pattern(name: str) -> re.Pattern[str]:
     # a name matches as a word, digits, a plural and a possessive may follow: "SQLite" finds "sqlite3"
     # and "SQLite's", "cluster" finds "Clusters", never "React" in "reactive"; an underscore, a
-    # hyphen and a space are one joint: "worker_threads" finds "Worker Threads"
+    # hyphen and a space are one joint: "worker_threads" finds "Worker Threads"; a joined name in the
+    # plural finds its singular too: "worker_threads" finds "a worker thread"
     spelled = re.sub(r"_|\\ |\\-", lambda _: r"[_\s-]", re.escape(name.lower()))
+    if spelled != re.escape(name.lower()) and re.search(r"[^s]s$", spelled):
+        spelled += "?"
     return re.compile(rf"(?<![\w]){spelled}(?:e?s)?(?![^\W\d_])", re.IGNORECASE)
 
 
