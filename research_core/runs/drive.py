@@ -7,6 +7,7 @@ chains' steps included, so a run stops within one step of the request, wherever 
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -40,16 +41,20 @@ def stream_run(
     Once a stop is seen, `llm` (the drive's client) starts no new call, so the chains still
     working end at their next call rather than after their whole branch; what they finished is
     checkpointed and a resume continues from there. The run's mode is recorded as soon as a step
-    decides it (for `runs` and History).
+    decides it (for `runs` and History). However it ends, even by an exception, no step of the
+    drive is still running when it returns.
     """
     if store.stop_requested(run_id):
         return True
     steps = graph.stream(graph_input, graph_config(run_id), context=services, stream_mode="updates", subgraphs=True)
-    for namespace, update in steps:
-        for mode in () if namespace else decided_modes(update):
-            store.update(run_id, mode=mode)
-        if store.stop_requested(run_id):
-            llm.stop_calls()
-            steps.close()  # now: waits for the steps under way, which end at their next call
-            return True
+    # closed however the loop ends: a Ctrl-C or SIGTERM that lands here, between two steps rather
+    # than inside the stream, would otherwise leave it suspended with steps still running on
+    # LangGraph's threads, writing checkpoints while the caller closes the database under them
+    with closing(steps):
+        for namespace, update in steps:
+            for mode in () if namespace else decided_modes(update):
+                store.update(run_id, mode=mode)
+            if store.stop_requested(run_id):
+                llm.stop_calls()
+                return True  # closing waits for the steps under way, which end at their next call
     return False
