@@ -3,11 +3,12 @@ only that a reverse proxy "can also be used to balance load".
 
 A possibility turned into a recommendation reads as the manual's own advice, and every overlap
 measure misses it, because the advice word is the only word the quote lacks. So a clause that
-retells one quoted sentence may use a word of advice (recommend,
-advise, should, best, prefer, ...) only when that sentence has one too; otherwise it is refused on
-its wording, and the engine puts the quoted sentence itself in its place. The sentence it retells is
-the one holding most of its words, at least `SUPPORT_BAR` of them: the advice word and the name it
-is given to are often the only words the quote lacks.
+retells one quoted sentence may use a word of advice (recommend, advise, should, best, prefer, ...)
+only when that sentence, or another quoted sentence it draws on, has one too; otherwise it is
+refused on its wording, and the engine puts the quoted sentence itself in its place. The sentence
+it retells is the one holding most of its words, at least `SUPPORT_BAR` of them (not the stricter
+bar of a retelling): the advice word and the name it is given to are often the only words the
+quote lacks.
 """
 
 from __future__ import annotations
@@ -30,9 +31,7 @@ def added_advice(clause: str, sentences: list[str]) -> str | None:
     """Why `clause` is refused, or None: it retells one of the quoted `sentences` and gives advice
     ("recommends", "should", "best") where neither that sentence nor another it draws on gives any."""
     mine = _ADVICE.search(clause)
-    if mine is None:
-        return None
-    if not sentences:
+    if mine is None or not sentences:
         return None
     share, best = max((support_share(clause, sentence), sentence) for sentence in sentences)
     if share < SUPPORT_BAR:
