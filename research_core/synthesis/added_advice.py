@@ -33,11 +33,12 @@ def added_advice(clause: str, sentences: list[str]) -> str | None:
     mine = _ADVICE.search(clause)
     if mine is None or not sentences:
         return None
-    share, best = max((support_share(clause, sentence), sentence) for sentence in sentences)
+    placed = [(support_share(clause, sentence), sentence) for sentence in sentences]
+    share, best = max(placed)
     if share < SUPPORT_BAR:
         return None
     # advice in another quoted sentence the clause draws on ("..., so Repeatable Read should now be
     # requested") is the source's own
-    if any(_ADVICE.search(s) for s in sentences if s == best or support_share(clause, s) >= DRAWN_ON_SHARE):
+    if any(_ADVICE.search(s) for held, s in placed if s == best or held >= DRAWN_ON_SHARE):
         return None
     return f"adds '{mine.group(1).lower()}', advice its quote does not give"
