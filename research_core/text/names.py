@@ -11,8 +11,9 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     # and "SQLite's", "cluster" finds "Clusters", never "React" in "reactive"; an underscore, a
     # hyphen and a space are one joint: "worker_threads" finds "Worker Threads"; a joined name in the
     # plural finds its singular too: "worker_threads" finds "a worker thread"
-    spelled = re.sub(r"_|\\ |\\-", lambda _: r"[_\s-]", re.escape(name.lower()))
-    if spelled != re.escape(name.lower()) and re.search(r"[^s]s$", spelled):
+    escaped = re.escape(name.lower())
+    spelled = re.sub(r"_|\\ |\\-", lambda _: r"[_\s-]", escaped)
+    if spelled != escaped and re.search(r"[^s]s$", spelled):
         spelled += "?"
     return re.compile(rf"(?<![\w]){spelled}(?:e?s)?(?![^\W\d_])", re.IGNORECASE)
 
