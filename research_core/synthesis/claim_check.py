@@ -24,7 +24,9 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
    stitched from two quotes says what neither says.
 6. **The quote's sense is kept.** A clause retelling a quote keeps its hedges (`qualifiers`), adds no
    advice it does not give (`added_advice`: "can be used" is not "the manual recommends"), and does
-   not turn around a one-way relation it states between two subjects (`turned_around`).
+   not turn around a one-way relation it states between two subjects (`turned_around`), and it
+   grafts onto it no phrase another quote states of its own subject (`grafted_phrase`: "Read
+   Committed ... provides a consistent view", from a sentence about Serializable).
 
 Two kinds of sentences carry no citation: framing sentences (`synthesis/framing.py`), which announce
 a comparison or the report itself without stating a fact ("X and Y differ in how they handle
@@ -41,6 +43,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from research_core.synthesis.added_advice import added_advice
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
+from research_core.synthesis.grafted_phrase import grafted_phrase
 from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.synthesis.turned_around import turned_around
@@ -274,6 +277,7 @@ def _side_refusal(
         or swapped_term(clause, about, names, before)
         or dropped_qualifier(clause, quoted := sentences_of(u for e in about for u in e.units))
         or added_advice(clause, quoted)
+        or grafted_phrase(clause, [u for e in about for u in e.units])
     )
 
 
@@ -281,7 +285,7 @@ def _side_refusal(
 # negation the quotes lack), not that the sentence is about the wrong subject
 _WORDING = re.compile(
     r"^its sources hold |\bnot in (?:its sources|the source about)|\bholds \d+% of what|^negates |^states '|^drops '"
-    r"|^one quote holds |^turns its quote around|^adds '"
+    r"|^one quote holds |^turns its quote around|^adds '|^grafts '"
 )
 
 
