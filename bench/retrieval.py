@@ -11,7 +11,9 @@ model (`research_core/research/step.py`):
   the clause made to stand alone with the question's subjects and frame words (`evidence_topic`),
   its `first_queries`, with the frame words appended.
 Each query goes through `DocumentLibrary(db).search(query, k)`; `k` defaults to the engine's
-`max_results_per_query` (5). No model is started.
+`max_results_per_query` (5). No model is started. "kept" counts the labelled pages a branch's first
+step would show the embedded model: its queries' results merged best first, less those the
+relevance gate refuses, cut at the embedded model's `sources_per_prompt` (5).
 
 Per question: how many of its `aspects` occur in the returned passages and in the part of each
 passage an extraction prompt for the embedded model shows, how many of its labelled `pages` any
@@ -25,7 +27,9 @@ The detector is the engine's `research_core.research.navigation.navigation_reaso
 else the local `fallback_navigation_reason`, which reads no text (the output says which).
 
 `--runs FILE.json` (written by `bench.research_quality --json`): per run, how many of its
-question's labelled pages the run cited (the row's `source_urls`, which older files lack).
+question's labelled pages the run cited (the row's `source_urls`, which older files lack), and how
+many the first steps of the run's own sub-questions, as its model wrote them, would show the model
+with today's searches ("kept" for that decomposition).
 
 Run: nice -n 19 .venv/bin/python -m bench.retrieval --corpus databases [--k 5] [--runs FILE.json] [--json OUT]
 """
@@ -46,8 +50,9 @@ from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
 from research_core.planning.question_shape import frame_terms, question_parts, with_frame
 from research_core.research.first_queries import first_queries
 from research_core.research.quotes import statements_of
+from research_core.research.searching import keep_relevant
 from research_core.research.step import evidence_topic
-from research_core.schemas import FLAT_BRANCH_ID, SubQuestion
+from research_core.schemas import FLAT_BRANCH_ID, Source, SubQuestion
 from research_core.search.base import MAX_RESULTS_PER_QUERY
 from research_core.search.library import DocumentLibrary
 from research_core.text.windows import best_window
@@ -89,6 +94,38 @@ def branch_queries(question: str, branch_text: str, branch_id: str) -> list[str]
     return with_frame(queries, frame_terms(branch_text, question))
 
 
+def branch_topics(question: dict[str, Any]) -> list[tuple[str, str]]:
+    """(branch id, the branch's question) for the flat branch and, for a multi-part question, each clause."""
+    text = question["question"]
+    parts = question_parts(text) if question["parts"] > 1 else []
+    return [(FLAT_BRANCH_ID, text), *((f"sq_{i:03d}", part) for i, part in enumerate(parts, start=1))]
+
+
+def kept_pages(
+    library: DocumentLibrary, question: dict[str, Any], k: int, sub_questions: list[str] | None = None
+) -> set[str]:
+    """The addresses a branch's first step shows its extraction prompt, over the question's branches (or
+    over a run's own `sub_questions`): each branch's first queries searched, merged best relevance first
+    (`searching.run_searches`), then the relevance gate and the embedded model's `sources_per_prompt`
+    (`searching.keep_relevant`)."""
+    kept: set[str] = set()
+    limit = EMBEDDED_MODEL_SETTINGS["sources_per_prompt"]
+    branches = branch_topics(question)
+    if sub_questions:
+        branches = [(f"sq_{i:03d}", text) for i, text in enumerate(sub_questions, start=1)]
+    for branch_id, text in branches:
+        branch = SubQuestion(id=branch_id, question_text=text, priority=1.0)
+        found: dict[str, Source] = {}
+        for query in branch_queries(question["question"], text, branch_id):
+            for source in library.search(query, k):
+                if source.url not in found or source.relevance > found[source.url].relevance:
+                    found[source.url] = source
+        ranked = sorted(found.values(), key=lambda s: -s.relevance)
+        sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id)
+        kept |= {s.url for s in sources}
+    return kept
+
+
 def engine_queries(question: dict[str, Any]) -> dict[str, list[str]]:
     """{"flat": the question's own first queries, "branches": the clauses' not searched already (multi-part
     questions only; a query counts as searched when it folds to one before, as the engine compares them)}."""
@@ -124,6 +161,7 @@ def measure_question(
                 if group == "flat":
                     found["flat"].add(source.url)
     missed = [p for p in labelled if p not in found["all"]]
+    kept = kept_pages(library, question, k)
     ranks: dict[str, list[int]] = {page: [] for page in missed}
     for query in [q for group in queries.values() for q in group] if missed else []:
         for rank, source in enumerate(library.search(query, MAX_RESULTS_PER_QUERY), start=1):
@@ -143,6 +181,7 @@ def measure_question(
         "labelled": len(labelled),
         "found_flat": sum(p in found["flat"] for p in labelled),
         "found": len(labelled) - len(missed),
+        "kept": sum(p in kept for p in labelled),
         "missed": {short(p, corpus): min(ranks[p], default=None) for p in missed},
         "results": len(results),
         "navigation": len(nav),
@@ -184,6 +223,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     labelled = sum(r["labelled"] for r in rows)
     found = sum(r["found"] for r in rows)
     flat = sum(r["found_flat"] for r in rows)
+    kept = sum(r["kept"] for r in rows)
     results = sum(r["results"] for r in rows)
     nav = sum(r["navigation"] for r in rows)
     lists = sum(r["link_lists"] for r in rows)
@@ -194,6 +234,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "found": found,
         "recall_flat": round(flat / labelled, 3) if labelled else None,
         "recall": round(found / labelled, 3) if labelled else None,
+        "kept": kept,
+        "recall_kept": round(kept / labelled, 3) if labelled else None,
         "results": results,
         "navigation": nav,
         "navigation_share": round(nav / results, 3) if results else None,
@@ -205,8 +247,12 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def cited_pages(runs_file: Path, questions: list[dict[str, Any]], corpus: Corpus) -> list[dict[str, Any]]:
-    """Per run of a `research_quality --json` file: how many of its question's labelled pages it cited."""
+def cited_pages(
+    runs_file: Path, questions: list[dict[str, Any]], corpus: Corpus, library: DocumentLibrary, k: int
+) -> list[dict[str, Any]]:
+    """Per run of a `research_quality --json` file: how many of its question's labelled pages it cited,
+    and how many the first steps of its own sub-questions (as its model wrote them) would show the
+    model (`kept_pages`): what today's first searches make of that decomposition."""
     by_id = {q["id"]: q for q in questions}
     rows = []
     for run in json.loads(runs_file.read_text(encoding="utf-8")).get("runs", []):
@@ -225,12 +271,14 @@ def cited_pages(runs_file: Path, questions: list[dict[str, Any]], corpus: Corpus
             labelled = labelled_pages(question, corpus.manuals)
             urls = set(run["source_urls"])
             cited = [p for p in labelled if p in urls]
+            kept = kept_pages(library, question, k, run.get("sub_questions") or [question["question"]])
             rows.append(
                 {
                     **head,
                     "labelled": len(labelled),
                     "cited": len(cited),
                     "sources": len(urls),
+                    "kept_by_sub_questions": sum(p in kept for p in labelled),
                     "not_cited": [short(p, corpus) for p in labelled if p not in urls],
                 }
             )
@@ -266,14 +314,16 @@ def main() -> None:
     rows = [measure_question(library, q, corpus, args.k, navigation) for q in questions]
     seconds = time.perf_counter() - started
     print(
-        f"{'id':>4} {'parts':>5} {'queries':>7} {'flat':>6} {'all':>6} {'nav':>7} {'lists':>5} {'flagged':>7}  "
+        f"{'id':>4} {'parts':>5} {'queries':>7} {'flat':>6} {'all':>6} {'kept':>6} {'nav':>7} {'lists':>5} "
+        f"{'flagged':>7}  "
         "aspects (passages, windows)  missed (best rank at 20)"
     )
     for r in rows:
         missed = ", ".join(f"{page} ({rank or '-'})" for page, rank in r["missed"].items())
         print(
             f"{r['id']:>4} {r['parts']:>5} {r['queries']:>7} {r['found_flat']:>3}/{r['labelled']:<2} "
-            f"{r['found']:>3}/{r['labelled']:<2} {r['navigation']:>3}/{r['results']:<3} {r['link_lists']:>5} "
+            f"{r['found']:>3}/{r['labelled']:<2} {r['kept']:>3}/{r['labelled']:<2} "
+            f"{r['navigation']:>3}/{r['results']:<3} {r['link_lists']:>5} "
             f"{len(r['labelled_flagged']):>7}  {r['aspects']}/{r['aspects_total']} "
             f"{r['window_aspects']}/{r['aspects_total']}  {missed}"
         )
@@ -293,14 +343,15 @@ def main() -> None:
         print(f"totals {label}: {json.dumps(t)}")
     print(f"searches took {seconds:.1f} s")
     if args.runs:
-        figures["runs"] = cited_pages(args.runs, load_questions(corpus), corpus)
+        figures["runs"] = cited_pages(args.runs, load_questions(corpus), corpus, library, args.k)
         for run in figures["runs"]:
             if "note" in run:
                 print(f"run {run['id']} {run['asked']} {run['reading']}: {run['note']}")
             else:
                 print(
                     f"run {run['id']} {run['asked']} {run['reading']}: cited {run['cited']}/{run['labelled']} "
-                    f"labelled pages ({run['sources']} sources); not cited: {', '.join(run['not_cited']) or '-'}"
+                    f"labelled pages ({run['sources']} sources), {run['kept_by_sub_questions']} shown by the first "
+                    f"steps of its sub-questions; not cited: {', '.join(run['not_cited']) or '-'}"
                 )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")

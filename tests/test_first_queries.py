@@ -15,7 +15,21 @@ def test_a_question_naming_two_subjects_searches_each_of_them():
         "PostgreSQL concurrent writes locking",
         "SQLite concurrent writes locking",
     ]
-    assert first_queries("What does the SQLite VACUUM command do?") == ["What does the SQLite VACUUM command do?"]
+
+
+def test_a_question_naming_one_subject_also_searches_its_keywords_without_the_frame():
+    # "support" and "window" searched as a question find PostgreSQL's Supported Platforms and
+    # Installation on Windows pages; the keywords find its window-function chapters
+    assert first_queries("How do PostgreSQL support window functions?") == [
+        "How do PostgreSQL support window functions?",
+        "PostgreSQL window functions",
+    ]
+    assert first_queries("What does the SQLite VACUUM command do?") == [
+        "What does the SQLite VACUUM command do?",
+        "SQLite VACUUM command",
+    ]
+    assert first_queries("SQLite VACUUM command") == ["SQLite VACUUM command"]
+    assert first_queries("VACUUM?") == ["VACUUM?"]
 
 
 def _one_step_flat_run(tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, **runner_options):
@@ -73,3 +87,19 @@ def test_every_query_of_a_comparison_carries_what_it_compares(tmp_path):
     searched = next(e for e in result.log if e.kind == "queries")
     assert "How are queries written in SQLite? full-text search" in searched.message
     assert "SQLite FTS5" in {s.title for s in result.sources}
+
+
+def test_the_first_step_of_a_question_naming_one_system_searches_its_keywords_too(tmp_path):
+    pages = {
+        "postgresql-window-functions.md": (
+            "# PostgreSQL window functions\n\nA window function performs a calculation across a set of table rows "
+            "that are related to the current row. Window functions must be invoked with an OVER clause."
+        ),
+    }
+    question = "How do PostgreSQL support window functions?"
+    runner, snap = _one_step_flat_run(tmp_path, pages, question, ScriptedLLM(), provider="local")
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    searched = next(e for e in result.log if e.kind == "queries")
+    assert "'PostgreSQL window functions'" in searched.message
+    assert "PostgreSQL window functions" in {s.title for s in result.sources}

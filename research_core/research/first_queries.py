@@ -16,14 +16,22 @@ from research_core.text.words import content_words, folded
 
 MAX_FIRST_QUERIES = 3
 MAX_QUERY_CHARS = 200
+# a keyword query of fewer words than this searches a name alone
+MIN_KEYWORD_QUERY_WORDS = 2
 
 
 def first_queries(topic: str) -> list[str]:
-    """The question, then one "<option> <keywords>" query per option when it joins named options ("A and B")."""
+    """The question, then one "<option> <keywords>" query per option when it joins named options ("A
+    and B"); otherwise its keywords without the question's frame ("PostgreSQL window functions" for
+    "How do PostgreSQL support window functions?", whose "support" and "Windows" find the Supported
+    Platforms and Installation on Windows pages before the manual's window-function chapters)."""
     text = " ".join(topic.split())
     queries = [text[:MAX_QUERY_CHARS]]
     names = coordinated_names(text)
     if len(names) < 2:
+        bare = " ".join(keywords(text, set()))[:MAX_QUERY_CHARS]
+        if len(bare.split()) >= MIN_KEYWORD_QUERY_WORDS and folded(bare) != folded(text):
+            queries.append(bare)
         return queries
     name_words = {w for n in names for w in content_words(n)}
     rest = " ".join(keywords(text, name_words))
