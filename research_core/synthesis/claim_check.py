@@ -17,7 +17,8 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
 4. **A fact stays with its function.** When the quote that holds most of a clause names a function,
    option or directive (`text.terms.code_names`) and the clause names another one, not that one,
    the clause moved the fact: fs.html's "fs.readFile() ... reads in chunks. This allows the read
-   operation to have less impact" is not about `fs.createReadStream`. A sentence that leans on the
+   operation to have less impact" is not about `fs.createReadStream`; so too between numbered
+   variants of one thing (`sibling_variant`: an FTS5 fact is not FTS3's). A sentence that leans on the
    one before ("This setting defaults to Off", `text.anaphora`) must have that quote's name in the
    text just before it (`before`), or it hands the fact to whatever the reader last read about.
 5. **One quote per claim.** Most of a clause's words are in one quoted sentence (`fused`): a clause
@@ -46,6 +47,7 @@ from research_core.synthesis.evidence import Evidence, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
 from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.qualifiers import dropped_qualifier
+from research_core.synthesis.sibling_variant import sibling_variant
 from research_core.synthesis.turned_around import turned_around
 from research_core.text.anaphora import leans_back
 from research_core.text.names import LISTED_BEFORE, contrasted, mentions, named_in
@@ -275,7 +277,8 @@ def _side_refusal(
         moved_fact(clause, bare, about, names, before)
         or other_subject(clause, bare, about, names)
         or swapped_term(clause, about, names, before)
-        or dropped_qualifier(clause, quoted := sentences_of(u for e in about for u in e.units))
+        or sibling_variant(clause, quoted := sentences_of(u for e in about for u in e.units))
+        or dropped_qualifier(clause, quoted)
         or added_advice(clause, quoted)
         or grafted_phrase(clause, [u for e in about for u in e.units])
     )
