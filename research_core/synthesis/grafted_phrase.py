@@ -3,8 +3,8 @@ PostgreSQL and provides a consistent view of the data for each transaction", who
 view" comes from a sentence about Serializable.
 
 A clause that retells one quoted sentence and carries, beside it, two neighbouring words that
-sentence lacks but another quoted sentence has side by side, joins what the other sentence says of
-its own subject to the first one's. Overlap measures pass it (most of its words are in the first
+sentence's quote lacks but another quote has side by side, joins what the other quote says of its
+own subject to the first one's. Overlap measures pass it (most of its words are in the first
 quote, the rest in the second), and so does the one-quote rule, because the first quote alone holds
 most of it. So such a clause is refused on its wording, and the quote it retells stands in its place.
 """
@@ -44,8 +44,8 @@ def _side_by_side(phrase: list[str], words: list[str]) -> bool:
 
 def grafted_phrase(clause: str, units: list[str]) -> str | None:
     """Why `clause` is refused, or None: it retells one quoted sentence (the one holding most of its
-    words, at least `SUPPORT_BAR`) and adds `GRAFT_WORDS` neighbouring words that sentence lacks and
-    the sentences of another quote (of `units`) have side by side. The sentences of the retold one's
+    words, at least `SUPPORT_BAR`) and adds `GRAFT_WORDS` neighbouring words that sentence's quote
+    lacks and a sentence of another quote (of `units`) has side by side. The sentences of the retold one's
     own quote are one fact told in neighbouring sentences: joining them grafts nothing."""
     if len(units) < 2:
         return None
