@@ -50,9 +50,9 @@ from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
 from research_core.planning.question_shape import frame_terms, question_parts, with_frame
 from research_core.research.first_queries import first_queries
 from research_core.research.quotes import statements_of
-from research_core.research.searching import keep_relevant
+from research_core.research.searching import best_first, keep_relevant
 from research_core.research.step import evidence_topic
-from research_core.schemas import FLAT_BRANCH_ID, Source, SubQuestion
+from research_core.schemas import FLAT_BRANCH_ID, SubQuestion
 from research_core.search.base import MAX_RESULTS_PER_QUERY
 from research_core.search.library import DocumentLibrary
 from research_core.text.windows import best_window
@@ -110,17 +110,15 @@ def kept_pages(
     (`searching.keep_relevant`)."""
     kept: set[str] = set()
     limit = EMBEDDED_MODEL_SETTINGS["sources_per_prompt"]
-    branches = branch_topics(question)
-    if sub_questions:
-        branches = [(f"sq_{i:03d}", text) for i, text in enumerate(sub_questions, start=1)]
+    branches = (
+        [(f"sq_{i:03d}", text) for i, text in enumerate(sub_questions, start=1)]
+        if sub_questions
+        else branch_topics(question)
+    )
     for branch_id, text in branches:
         branch = SubQuestion(id=branch_id, question_text=text, priority=1.0)
-        found: dict[str, Source] = {}
-        for query in branch_queries(question["question"], text, branch_id):
-            for source in library.search(query, k):
-                if source.url not in found or source.relevance > found[source.url].relevance:
-                    found[source.url] = source
-        ranked = sorted(found.values(), key=lambda s: -s.relevance)
+        queries = branch_queries(question["question"], text, branch_id)
+        ranked = best_first(source for query in queries for source in library.search(query, k))
         sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id)
         kept |= {s.url for s in sources}
     return kept
@@ -130,12 +128,12 @@ def engine_queries(question: dict[str, Any]) -> dict[str, list[str]]:
     """{"flat": the question's own first queries, "branches": the clauses' not searched already (multi-part
     questions only; a query counts as searched when it folds to one before, as the engine compares them)}."""
     text = question["question"]
-    flat = branch_queries(text, text, FLAT_BRANCH_ID)
+    (flat_id, _), *clauses = branch_topics(question)
+    flat = branch_queries(text, text, flat_id)
     branches: list[str] = []
-    if question["parts"] > 1:
-        for i, part in enumerate(question_parts(text), start=1):
-            seen = {folded(q) for q in flat + branches}
-            branches += [q for q in branch_queries(text, part, f"sq_{i:03d}") if folded(q) not in seen]
+    for branch_id, part in clauses:
+        seen = {folded(q) for q in flat + branches}
+        branches += [q for q in branch_queries(text, part, branch_id) if folded(q) not in seen]
     return {"flat": flat, "branches": branches}
 
 

@@ -9,6 +9,7 @@ anything is read.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from research_core.planning.question_shape import subjects
 from research_core.research.evidence import source_relevance
@@ -67,7 +68,7 @@ def run_searches(
 
     Returns (sources best first, log entries, warnings); fills `counts[backend]` with errors and results.
     """
-    found: dict[str, Source] = {}
+    found: list[Source] = []
     log: list[dict] = []
     warnings: list[str] = []
     counts = counts if counts is not None else {}
@@ -82,12 +83,19 @@ def run_searches(
                 break
             row = counts.setdefault(backend.name, {"errors": 0, "results": 0})
             results, entry = search_once(services, backend, query, per_query, branch_id, row, warnings)
-            for src in results or []:
-                src = clip_source(src).model_copy(update={"sub_question_id": branch_id})
-                if src.id not in found or found[src.id].relevance < src.relevance:
-                    found[src.id] = src
+            found += [clip_source(src).model_copy(update={"sub_question_id": branch_id}) for src in results or []]
             log.append(entry)
-    return sorted(found.values(), key=lambda s: -s.relevance), log, warnings
+    return best_first(found), log, warnings
+
+
+def best_first(sources: Iterable[Source]) -> list[Source]:
+    """Each source once (by id), at the highest relevance any query gave it, best first; on a tie the
+    one found first."""
+    best: dict[str, Source] = {}
+    for src in sources:
+        if src.id not in best or best[src.id].relevance < src.relevance:
+            best[src.id] = src
+    return sorted(best.values(), key=lambda s: -s.relevance)
 
 
 def keep_relevant(question: str, sources: list[Source], limit: int, branch_id: str) -> tuple[list[Source], list[dict]]:
