@@ -25,7 +25,8 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
    stitched from two quotes says what neither says.
 6. **The quote's sense is kept.** A clause retelling a quote keeps its hedges (`qualifiers`), adds no
    advice it does not give (`added_advice`: "can be used" is not "the manual recommends"), and does
-   not turn around a one-way relation it states between two subjects (`turned_around`), and it
+   not turn around a one-way relation it states between two subjects (`turned_around`) or any two
+   things (`swapped_roles`: "window functions act as aggregate functions"), and it
    grafts onto it no phrase another quote states of its own subject (`grafted_phrase`: "Read
    Committed ... provides a consistent view", from a sentence about Serializable).
 
@@ -42,12 +43,14 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 
 from research_core.synthesis.added_advice import added_advice
+from research_core.synthesis.both_sides import speaks_of_both
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
 from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.synthesis.sibling_variant import sibling_variant
+from research_core.synthesis.swapped_roles import swapped_roles
 from research_core.synthesis.turned_around import turned_around
 from research_core.text.anaphora import leans_back
 from research_core.text.names import LISTED_BEFORE, contrasted, mentions, named_in
@@ -65,11 +68,6 @@ _CLAUSE_BREAK = re.compile(
 # D-F, 387 pairs), half of the words let through 37 of 39 sentences labelled wrong and all 36
 # labelled partly; three quarters removes about half of both for one supported sentence in eleven.
 CLAIM_BAR = 0.75
-# a sentence about two systems that names neither: "Both systems support auto-vacuum mode"
-_BOTH = re.compile(
-    r"\b(?:both|the two|either|neither)\s+(?:systems?|databases?|engines?|products?|servers?|libraries|modules)\b",
-    re.IGNORECASE,
-)
 
 
 def fused(clause: str, pool: list[Evidence]) -> str | None:
@@ -225,8 +223,9 @@ def _subject_refusal(
             return f"names {name}, but cites no source about it"
         if not any(says_of(evidence[sid], bare, name, names) for sid in cited):
             return f"its source is about {name} and more, and its quotes do not say which this is"
-    if _BOTH.search(bare) and len(named_in(bare, names)) < 2:
-        about = {n for sid in cited for n in evidence[sid].subjects if n in {x.lower() for x in names}}
+    own = {x.lower() for x in names}
+    if speaks_of_both(bare) and len(own) > 1 and len(named_in(bare, names)) < 2:
+        about = {n for sid in cited for n in evidence[sid].subjects if n in own}
         if len(about) < 2:
             return f"speaks of both, but cites sources about {', '.join(sorted(about)) or 'neither'} only"
     return None
@@ -279,6 +278,7 @@ def _side_refusal(
         or swapped_term(clause, about, names, before)
         or sibling_variant(clause, quoted := sentences_of(u for e in about for u in e.units))
         or dropped_qualifier(clause, quoted)
+        or swapped_roles(clause, retold_sentence(clause, quoted))
         or added_advice(clause, quoted)
         or grafted_phrase(clause, [u for e in about for u in e.units])
     )
@@ -333,7 +333,7 @@ def check_claim(
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
     implied = [n.lower() for n in implied]
-    if _BOTH.search(bare) and not named_in(bare, names):
+    if speaks_of_both(bare) and not named_in(bare, names):
         # "In both systems, ..." says it of each subject its sources are about: each side's own
         # sources must hold it, as if the sentence named them
         own = {n.lower() for n in names}
