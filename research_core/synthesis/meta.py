@@ -17,7 +17,7 @@ from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.lead import picked_lead
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections, limitations
-from research_core.synthesis.sides import side_gaps
+from research_core.synthesis.sides import part_side_gaps, side_gaps, unevidenced_sides
 from research_core.text.citations import (
     cited_source_ids,
     drop_unknown_numbers,
@@ -59,6 +59,7 @@ def assembled_report(state: ResearchState, numbering: dict[str, int], overview: 
         for b, text in answers
     ]
     gaps = [*((state.get("coverage") or {}).get("gaps") or []), *cited_side_gaps(state, numbering)]
+    gaps += part_gaps(state, answers, numbers, numbering)
     picked = picked_lead(state["question"], ((b.question_text, text) for b, text in answers))
     report = assemble_report(overview, sections, gaps, markers_to_numbered(picked, numbering))
     return report or "No branch produced an answer."
@@ -67,6 +68,21 @@ def assembled_report(state: ResearchState, numbering: dict[str, int], overview: 
 def cited_side_gaps(state: ResearchState, numbering: dict[str, int]) -> list[str]:
     """Limitations lines for the options of a comparison that no cited source is about (`synthesis.sides`)."""
     return side_gaps(state["question"], [s for s in state.get("sources", []) if s["id"] in numbering])
+
+
+def part_gaps(
+    state: ResearchState, answers: list[tuple[SubQuestion, str]], numbers: dict[str, str], numbering: dict[str, int]
+) -> list[str]:
+    """Limitations lines for each part whose own comparison cites no source about one of its options
+    (`sides.part_side_gaps`), beside those the whole report already names."""
+    sources = {s["id"]: s for s in state.get("sources", [])}
+    reported = unevidenced_sides(state["question"], [s for s in sources.values() if s["id"] in numbering])
+    out: list[str] = []
+    for b, text in answers:
+        cited = [sources[sid] for sid in cited_source_ids(text) if sid in sources]
+        if cited:
+            out += part_side_gaps(numbers.get(b.id, b.id), b.question_text, cited, reported)
+    return out
 
 
 def report_fallback(

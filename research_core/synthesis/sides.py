@@ -33,3 +33,17 @@ def side_gaps(question: str, cited: Iterable[Mapping]) -> list[str]:
         f"{name}: no source about {name} was found, so the report states nothing about its side of the comparison"
         for name in unevidenced_sides(question, cited)
     ]
+
+
+def part_side_gaps(number: str, question: str, cited: Iterable[Mapping], reported: Iterable[str] = ()) -> list[str]:
+    """One limitations line per option a part's own question compares that none of the sources its
+    answer cites is about: a report citing SQLite's pages for indexing may still answer "how do
+    PostgreSQL and SQLite rank results?" from PostgreSQL's pages alone. Options in `reported` (a
+    whole-report gap already says so) are not repeated."""
+    skip = {name.lower() for name in reported}
+    return [
+        f"{name}'s side of part {number} ({' '.join(question.split())}): none of the sources this part cites is "
+        f"about {name}"
+        for name in unevidenced_sides(question, cited)
+        if name.lower() not in skip
+    ]
