@@ -175,3 +175,25 @@ def test_a_statement_the_model_stopped_in_the_middle_of_gives_way_to_its_quote()
     )
     assert "user query using [[src:c]]" not in out.text
     assert "using the functions to_tsvector and to_tsquery [[src:c]]." in out.text
+
+
+def test_citations_on_their_own_line_cite_the_statement_above_and_never_stand_alone():
+    from research_core.synthesis.grounding import ground_text
+
+    pg = {"title": "8.1. Numeric Types", "url": "/usr/share/doc/postgresql-doc-15/html/datatype-numeric.html"}
+    quote = (
+        "The data types smallserial, serial and bigserial are not true types, but merely a notational convenience "
+        "for creating unique identifier columns."
+    )
+    text = (
+        "The difference between SERIAL and identity columns is as follows:\n\n"
+        "- **SERIAL**: The data types smallserial, serial and bigserial are not true types, but merely a notational "
+        "convenience for creating unique identifier columns.\n  - [[src:a1]]\n\n"
+        "- **IDENTITY Column**: An identity column can be defined with a start value and an increment step.\n"
+        "  - [[src:a1]]\n"
+    )
+    out = ground_text(text, {"a1": pg}, {"a1": [quote]}, ("PostgreSQL", "SQLite"), "SERIAL and identity columns")
+    assert "notational convenience for creating unique identifier columns [[src:a1]]." in out.text
+    # the identity statement is not on the page: it goes, and so does the marker written under it
+    assert "start value" not in out.text
+    assert not any(line.strip() in {"- [[src:a1]]", "[[src:a1]]"} for line in out.text.splitlines())

@@ -33,6 +33,7 @@ from research_core.synthesis.scaffolding import (
     LABEL_LINE,
     MIN_CLAIM_WORDS,
     SENTENCE_BREAK,
+    citations_to_their_line,
     drop_dangling,
     drop_empty_scaffolding,
 )
@@ -245,7 +246,7 @@ def ground_text(
     walk = Walk(seen=[MARKER.sub("", k).strip() for k in known])
     context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
     texts = context.texts
-    text = _CITE_AFTER_STOP.sub(r"\2\1", text)
+    text = _CITE_AFTER_STOP.sub(r"\2\1", citations_to_their_line(text))
     lines: list[str] = []
     unchecked = False
     block: list[str] | None = None

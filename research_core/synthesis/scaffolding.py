@@ -92,3 +92,26 @@ def drop_empty_scaffolding(lines: list[str]) -> list[str]:
                 continue
         kept.append(line)
     return kept
+
+
+# a line that is only citation markers, as a list item or not: "  - [[src:386a8f0bafee]]"
+_CITATIONS_ONLY = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?((?:\[\[src:[0-9a-f]+\]\]\s*)+)$")
+
+
+def citations_to_their_line(text: str) -> str:
+    """Citation markers the model wrote on a line of their own (a sub-item "- [[src:...]]" under the
+    statement they cite) joined to the end of the statement above, so the statement is checked
+    against them; a marker line with no statement above it (after a heading, at the start) goes.
+    Left alone, such a line outlives the statement grounding removes: a list of bare "- [1]"."""
+    out: list[str] = []
+    for line in text.splitlines():
+        only = _CITATIONS_ONLY.match(line)
+        if not only:
+            out.append(line)
+            continue
+        above = next((i for i in range(len(out) - 1, -1, -1) if out[i].strip()), None)
+        if above is not None and not _SCAFFOLD.match(out[above]) and not FENCE.match(out[above].strip()):
+            out[above] = f"{out[above].rstrip()} {' '.join(only.group(1).split())}"
+            while len(out) > above + 1 and not out[-1].strip():
+                out.pop()  # the blank line the model left between the statement and its markers
+    return "\n".join(out)
