@@ -176,6 +176,24 @@ def test_coverage_gaps_reach_the_report(tmp_path):
     assert "Not covered: licensing costs" in limitations
 
 
+def test_a_part_answered_from_evidence_is_not_listed_as_not_covered(tmp_path):
+    with serve(ScriptedLLM()) as (url, _):
+        runner = make_runner(tmp_path, url)
+        snap = runner.start(QUESTION, config(auto_approve=True))
+        answered = [sq.question_text for sq in runner.result(snap.run_id).sub_questions if sq.status == "completed"]
+    assert answered
+    gaps = json.dumps({"covered": [], "gaps": [answered[0], "licensing costs"], "sufficient": False, "reasoning": ""})
+    with serve(ScriptedLLM(script={"assess_coverage": [gaps]})) as (url, _):
+        runner = make_runner(tmp_path / "second", url)
+        snap = runner.start(QUESTION, config(auto_approve=True))
+    result = runner.result(snap.run_id)
+    limitations = result.final_answer.split("## Limitations", 1)[1]
+    # the model's gap that restates an answered part goes; its other gap stays
+    assert f"Not covered: {answered[0]}" not in limitations
+    assert "Not covered: licensing costs" in limitations
+    assert f"## 1 {answered[0]}" in result.final_answer
+
+
 def test_iteration_budget_is_a_ceiling_for_the_whole_run(tmp_path):
     grind = {"findings_for_stop": 50, "confidence_for_stop": 1.0}  # branches use their whole allocation
     with serve(ScriptedLLM(script={"evaluate_depth": superficial})) as (url, _):
