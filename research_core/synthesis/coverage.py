@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig, language_instruction
@@ -53,7 +55,7 @@ def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
 MAX_MODEL_GAPS = 3
 
 
-def merge_gaps(own: list[str], proposed: list[str], covered: list[str] = ()) -> list[str]:
+def merge_gaps(own: list[str], proposed: list[str], covered: Sequence[str] = ()) -> list[str]:
     """The researched gaps, then the model's gaps that do not repeat one of them nor restate a part
     the research answered from evidence (`covered`): the report has a cited section for that part,
     and a "Not covered" line beside it contradicts what the reader sees. Across the hierarchical
