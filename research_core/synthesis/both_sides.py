@@ -22,7 +22,7 @@ _BOTH_NOUN = re.compile(
 # those words are verbs is decided in `speaks_of_both`
 _BOTH_FIRST = re.compile(r"^\W*Both\s+(of\s+(?:them|these|those)\b|[a-z]+\b)")
 # words after "Both" that begin a noun phrase naming its own pair, not a verb
-_DETERMINERS = frozenset({"the", "these", "those", "their", "its", "our", "your", "his", "her", "sides", "cases"})
+_DETERMINERS = frozenset({"the", "these", "those", "their", "its", "our", "your", "his", "her"})
 
 
 def speaks_of_both(sentence: str) -> bool:

@@ -61,9 +61,9 @@ def merge_gaps(own: list[str], proposed: list[str], covered: Sequence[str] = ())
     and a "Not covered" line beside it contradicts what the reader sees. Across the hierarchical
     reports of every recorded benchmark round, 184 of 240 such lines restated a section heading of
     their own report."""
-    merged = list(own)
+    merged, answered = list(own), list(covered)
     for gap in proposed:
-        if gap.strip() and is_near_duplicate(gap, merged) is None and is_near_duplicate(gap, list(covered)) is None:
+        if gap.strip() and is_near_duplicate(gap, merged) is None and is_near_duplicate(gap, answered) is None:
             merged.append(gap)
     return merged
 

@@ -112,6 +112,5 @@ def citations_to_their_line(text: str) -> str:
         above = next((i for i in range(len(out) - 1, -1, -1) if out[i].strip()), None)
         if above is not None and not _SCAFFOLD.match(out[above]) and not FENCE.match(out[above].strip()):
             out[above] = f"{out[above].rstrip()} {' '.join(only.group(1).split())}"
-            while len(out) > above + 1 and not out[-1].strip():
-                out.pop()  # the blank line the model left between the statement and its markers
+            del out[above + 1 :]  # the blank lines the model left between the statement and its markers
     return "\n".join(out)

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import re
 
-from research_core.text.support import STEM_LETTERS
-from research_core.text.words import content_words
+from research_core.text.support import STEM_LETTERS, stems
 
 # words dropped before comparing: "an aggregate function acts as a window function" relates the same
 # two things as "aggregate functions act as window functions"
 _ARTICLES = frozenset({"a", "an", "the"})
-# words that list things rather than relate them: "indexes, triggers and views" may be retold in any order
+# words that list things rather than relate them, as their stems ("versus" is "versu"): "indexes,
+# triggers and views" may be retold in any order
 _LISTING = frozenset({",", ";", ":", "(", ")", "and", "or", "nor", "versu", "vs"})
 # the most words that may relate the two swapped things
 _LONGEST_RELATION = 6
@@ -53,7 +53,7 @@ def swapped_roles(clause: str, quote: str | None) -> str | None:
     """Why `clause` swaps two things its quote relates ("A act as B" from "B act as A"), or None."""
     if not quote:
         return None
-    content = {w[:STEM_LETTERS] for w in content_words(f"{clause} {quote}")}
+    content = stems(f"{clause} {quote}")
     theirs = _relations(_stems(quote), content)
     for first, between, second in _relations(_stems(clause), content):
         if (second, between, first) in theirs and (first, between, second) not in theirs:
