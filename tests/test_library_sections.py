@@ -45,3 +45,38 @@ def test_small_sections_are_packed_and_text_before_the_first_heading_is_kept():
     blocks = [(False, "Intro."), (True, "A"), (False, "one"), (True, "B"), (False, "two")]
     assert section_passages(blocks, 40) == ["Intro.\n\nA\n\none\n\nB\n\ntwo"]
     assert section_passages(blocks, 12) == ["Intro.", "A\n\none", "B\n\ntwo"]
+
+
+def _page_with_contents() -> str:
+    line = "about parsing documents into lexemes, one step after another."
+    filler = "".join(f"<p>Paragraph {i} {line}</p>" for i in range(18))
+    return (
+        "<html><head><title>12.3. Controlling Text Search</title></head><body>"
+        "<h2>12.3. Controlling Text Search</h2>"
+        "<dl><dt><a href='#a'>12.3.1. Parsing Documents</a></dt><dt><a href='#b'>12.3.2. Parsing Queries</a></dt>"
+        "<dt><a href='#c'>12.3.3. Ranking Search Results</a></dt></dl>"
+        "<p>To implement text searching there must be a function to create a document vector.</p>"
+        f"<h3 id='a'>12.3.1. Parsing Documents</h3>{filler}"
+        f"<h3 id='b'>12.3.2. Parsing Queries</h3>{filler.replace('documents', 'queries')}"
+        "<h3 id='c'>12.3.3. Ranking Search Results</h3>"
+        "<p>Ranking attempts to measure how relevant documents are to a particular query, so that when "
+        "there are many matches the most relevant ones can be shown first.</p>"
+        "</body></html>"
+    )
+
+
+def test_a_pages_own_table_of_contents_is_left_out_of_its_passages():
+    parsed = parse_document("textsearch-controls.html", _page_with_contents().encode())
+    passages = [text for _, text in located_chunks(parsed)]
+    opening = passages[0]
+    assert "To implement text searching" in opening
+    assert "Ranking Search Results" not in opening and "Parsing Queries" not in opening
+    # each heading still opens its own section
+    assert any(p.startswith("12.3.3. Ranking Search Results\n\nRanking attempts") for p in passages)
+
+
+def test_a_search_for_a_sections_topic_finds_that_section_not_the_pages_contents(tmp_path):
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    library.add_bytes("textsearch-controls.html", _page_with_contents().encode())
+    hits = library.search("ranking search results", 1)
+    assert hits and hits[0].snippet.startswith("12.3.3. Ranking Search Results")

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from research_core.documents.chunks import CHUNK_CHARS, section_passages, split_chunks
 from research_core.documents.html_text import html_blocks
 from research_core.documents.limits import DocumentError
+from research_core.documents.page_contents import without_contents
 from research_core.documents.places import Segment
 from research_core.documents.reading import read_document
 from research_core.text.sanitize import BIDI_CONTROLS
@@ -181,7 +182,8 @@ def parse_text(name: str, text: str, kind: str) -> ParsedDocument:
     segments: list[Segment] = []
     if kind == "html":
         title, blocks = html_blocks(text)
-        sections = [clean for passage in section_passages(blocks) if (clean := normalize_text(passage))]
+        passages = section_passages(without_contents(blocks))
+        sections = [clean for passage in passages if (clean := normalize_text(passage))]
         segments = [Segment(text=passage) for passage in sections]
         text = "\n\n".join(sections)
     text = normalize_text(text)
