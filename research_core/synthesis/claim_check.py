@@ -10,7 +10,8 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
    Y does B") is checked clause by clause, each clause against the sources about the subjects it
    names; a clause naming several subjects ("both X and Y use A") against the sources of each.
    The sources about a subject must hold half of the clause's words themselves: a page that only
-   names X cannot lend X to words another page holds.
+   names X cannot lend X to words another page holds. Nor may it make one documented subject a part
+   of another (`owned_option`: "PostgreSQL ... its SQLite database").
 2. **Distinctive terms are quoted.** Every identifier, number, acronym, option and name of a
    clause (`text.terms`) is in the evidence it is checked against.
 3. **No reversed negation** (`text.negation`).
@@ -48,6 +49,7 @@ from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
 from research_core.synthesis.mixed_manuals import mixed_manuals
+from research_core.synthesis.owned_option import owned_option
 from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.synthesis.sibling_variant import sibling_variant
 from research_core.synthesis.swapped_roles import swapped_roles
@@ -288,7 +290,7 @@ def _side_refusal(
 # negation the quotes lack), not that the sentence is about the wrong subject
 _WORDING = re.compile(
     r"^its sources hold |\bnot in (?:its sources|the source about)|\bholds \d+% of what|^negates |^states '|^drops '"
-    r"|^one quote holds |^turns its quote around|^adds '|^grafts '"
+    r"|^one quote holds |^turns its quote around|^adds '|^grafts '|^makes \S+ a part of "
 )
 
 
@@ -338,13 +340,17 @@ def check_claim(
         # sources must hold it, as if the sentence named them
         own = {n.lower() for n in names}
         implied = sorted({n for sid in cited for n in evidence[sid].subjects if n in own}) or implied
-    refusal = _subject_refusal(bare, cited, evidence, names, implied) or next(
-        (
-            r
-            for clause, side in _sides(bare, names, implied)
-            if (r := _side_refusal(clause, bare, side, cited, evidence, names, before))
-        ),
-        None,
+    refusal = (
+        owned_option(bare, cited, evidence, names)
+        or _subject_refusal(bare, cited, evidence, names, implied)
+        or next(
+            (
+                r
+                for clause, side in _sides(bare, names, implied)
+                if (r := _side_refusal(clause, bare, side, cited, evidence, names, before))
+            ),
+            None,
+        )
     )
     if refusal:
         return refusal
