@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+from research_core.synthesis.coverage import merge_gaps
 from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, default_reply, serve
 
@@ -297,3 +298,22 @@ def test_rejected_revision_proposals_count_toward_the_cap(tmp_path):
     assert snap.status == "completed", snap.error
     assert kinds.count("revision") == 1 and script.count("revise_plan") == 1
     assert {sq.id: sq.status for sq in runner.result(snap.run_id).sub_questions}["sq_003"] == "completed"
+
+
+def test_a_clause_of_the_question_is_not_a_gap_when_every_part_was_answered():
+    question = (
+        "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, how are queries written, "
+        "and how are results ranked?"
+    )
+    parts = [
+        "How are documents indexed in PostgreSQL and SQLite?",
+        "How are queries written for PostgreSQL and SQLite?",
+        "What are the ranking methods used by PostgreSQL and SQLite for full-text search results?",
+    ]
+    proposed = ["How are results ranked?", "Phrase search in SQLite"]
+    # every part answered from evidence: the reworded clause is answered by part 3, the other gap stays
+    assert merge_gaps([], proposed, parts, question) == ["Phrase search in SQLite"]
+    # a part without evidence, or a flat run's single part, may leave the clause open
+    own = [f"{parts[2]} (no evidence found)"]
+    assert merge_gaps(own, proposed, parts[:2], question) == [*own, *proposed]
+    assert merge_gaps([], proposed, [question], question) == proposed

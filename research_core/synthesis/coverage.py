@@ -10,6 +10,7 @@ from research_core.configuration import RunConfig, language_instruction
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import hypothesis_branches, propose_hypotheses
+from research_core.planning.question_shape import question_parts
 from research_core.schemas import CoverageOutput, LogEntry
 from research_core.services import Services
 from research_core.state import ResearchState, branches_of
@@ -55,13 +56,20 @@ def researched_coverage(state: ResearchState) -> tuple[list[str], list[str]]:
 MAX_MODEL_GAPS = 3
 
 
-def merge_gaps(own: list[str], proposed: list[str], covered: Sequence[str] = ()) -> list[str]:
+def merge_gaps(own: list[str], proposed: list[str], covered: Sequence[str] = (), question: str = "") -> list[str]:
     """The researched gaps, then the model's gaps that do not repeat one of them nor restate a part
     the research answered from evidence (`covered`): the report has a cited section for that part,
     and a "Not covered" line beside it contradicts what the reader sees. Across the hierarchical
     reports of every recorded benchmark round, 184 of 240 such lines restated a section heading of
-    their own report."""
+    their own report.
+
+    When several parts were researched and every one was answered from evidence (no researched
+    gap), a clause of the `question` itself ("how are results ranked") is answered too: the plan
+    gives each clause a part of its own, which the model rewords ("What are the ranking methods
+    ..."), so the clause is not a gap either. A flat run's one part may leave a clause open."""
     merged, answered = list(own), list(covered)
+    if question and len(covered) > 1 and not own:
+        answered += question_parts(question)
     for gap in proposed:
         if gap.strip() and is_near_duplicate(gap, merged) is None and is_near_duplicate(gap, answered) is None:
             merged.append(gap)
@@ -99,7 +107,7 @@ def assess_coverage(state: ResearchState, runtime: Runtime[Services]) -> dict:
         )
         coverage = {"covered": covered, "gaps": own_gaps, "sufficient": not own_gaps, "reasoning": ""}
         return {"coverage": coverage, "costs": [c.model_dump() for c in exc.costs], "log": [entry.model_dump()]}
-    gaps = merge_gaps(own_gaps, out.gaps[:MAX_MODEL_GAPS], covered)
+    gaps = merge_gaps(own_gaps, out.gaps[:MAX_MODEL_GAPS], covered, state["question"])
     coverage = {**out.model_dump(), "covered": covered, "gaps": gaps, "sufficient": out.sufficient and not own_gaps}
     message = (
         f"Covered {len(covered)} researched part(s); {len(gaps)} gap(s) "
