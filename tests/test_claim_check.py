@@ -784,3 +784,30 @@ def test_a_quote_comparing_two_systems_word_for_word_is_kept():
     )
     out = _ground(quote, sources, quotes, topic="Compare SQLite and PostgreSQL for small web apps")
     assert out.text == quote and out.supported == 1
+
+
+def test_a_fact_with_a_framing_word_is_checked_as_a_claim():
+    # uncited "framing" sentences of recorded reports that state facts no source backs
+    topic = "How do SERIAL, identity columns and AUTOINCREMENT differ in PostgreSQL and SQLite?"
+    names = ("PostgreSQL", "SQLite", "SERIAL", "AUTOINCREMENT")
+    assert not is_framing("Identity columns are similar to SERIAL but can have a larger range of values.", names, topic)
+    window = (
+        "What are window functions, how does PostgreSQL support them, and does SQLite support the same OVER clause?"
+    )
+    instead = "Instead, it uses subqueries and common table expressions (CTEs) to achieve similar functionality."
+    assert not is_framing(instead, ("PostgreSQL", "SQLite", "OVER"), window)
+    text = f"SQLite has window functions [[src:s1]]. {instead}"
+    sqlite_window = {
+        "title": "Window Functions",
+        "url": "/usr/share/doc/sqlite3/windowfunctions.html",
+        "snippet": "SQLite has window functions. A window function is a special SQL function.",
+    }
+    out = ground_text(text, {"s1": sqlite_window}, {}, ("PostgreSQL", "SQLite", "OVER"), window)
+    assert "subqueries" not in out.text
+    # sentences that only announce the comparison stay framing, uncited and uncounted
+    assert is_framing(
+        "PostgreSQL and SQLite both support window functions, but with some differences in implementation.",
+        ("PostgreSQL", "SQLite", "OVER"),
+        window,
+    )
+    assert is_framing("However, there are some differences between the two systems.", names, topic)

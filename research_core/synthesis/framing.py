@@ -37,11 +37,30 @@ _QUESTION = re.compile(
 )
 # a framing sentence is short: a long one with a framing word also states facts, and is checked as a claim
 FRAMING_MAX_WORDS = 16
+# The words a sentence that only frames may use besides the question's own and its subjects' names.
+# "Identity columns are similar to SERIAL but can have a larger range of values" has a framing word
+# and no term beyond the question's names, but "range" and "values" state a fact a source must back.
+_FRAMING_WORDS = stems(
+    "however also both each either neither another other these those they them their there some several "
+    "many various two three one main key major notable notably important significant significantly crucial "
+    "primary general generally overall summary conclusion following follows below above point points aspect "
+    "aspects way ways manner approach approaches mechanism mechanisms method methods implementation "
+    "implementations implement implements implemented detail details feature features functionality usage "
+    "use uses used using work works handle handles handling support supports supported provide provides offer "
+    "offers differ differs difference differences different differently compare compares compared comparing "
+    "comparison similar similarly similarity similarities unlike lie lies depend depends depending trade-off "
+    "trade-offs tradeoff tradeoffs own has have may can respect terms regard regarding question asks ask "
+    "overview report research findings sub-answers answer answers information explain explains focus "
+    "focusing include includes including demonstrate demonstrates show shows showing specific specifics "
+    "choose choosing right needs requirements understanding comprehensive interact influence system systems "
+    "option options tool tools distinct but it as while based you your"
+)
 
 
 def is_framing(sentence: str, names: Iterable[str], question: str = "") -> bool:
-    """A sentence that frames a comparison or the report and names nothing beyond the question's subjects:
-    short, or of any length when every word of it is the `question`'s (it restates the question);
+    """A sentence that frames a comparison or the report and names nothing beyond the question's subjects,
+    nor any word beyond the question's and the words of framing (`_FRAMING_WORDS`): short, or of any
+    length when every word of it is the `question`'s (it restates the question);
     or one about the report itself (`about_the_report`); or a question, which asserts nothing (a
     report that restates the user's question, "What are window functions, ...?", cited to two pages)."""
     if about_the_report(sentence) or _QUESTION.match(sentence):
@@ -51,7 +70,10 @@ def is_framing(sentence: str, names: Iterable[str], question: str = "") -> bool:
     if len(sentence.split()) > FRAMING_MAX_WORDS and not (question and stems(sentence) <= stems(question)):
         return False
     own = {n.lower() for n in names}
-    return not [t for t in distinctive_terms(sentence) if t.lower() not in own]
+    if [t for t in distinctive_terms(sentence) if t.lower() not in own]:
+        return False
+    # without the question there is nothing to tell its topic words from a fact's
+    return not question or stems(sentence) <= stems(question) | stems(" ".join(names)) | _FRAMING_WORDS
 
 
 def about_the_report(sentence: str) -> bool:
