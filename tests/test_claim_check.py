@@ -210,6 +210,19 @@ def test_what_is_left_of_a_section_whose_statements_went_is_removed():
     assert "Writing queries" not in out.text
 
 
+def test_a_list_items_label_whose_items_went_does_not_head_the_paragraph_after_the_list():
+    # round Z's m3 part 3: the items under "2. **SQLite**:" were unsupported and went; the label stayed
+    # above a paragraph about PostgreSQL's weights
+    text = (
+        "1. **PostgreSQL**:\n   - PostgreSQL provides two ranking functions, ts_rank and ts_rank_cd, for search "
+        "results [[src:p1]].\n\n2. **SQLite**:\n   - SQLite ranks results with the ts_rank_cd function [[src:s1]].\n\n"
+        "Its ranking functions order search results by how relevant the documents are to a query [[src:p1]].\n"
+    )
+    out = _ground(text, {"s1": SQLITE_FTS, "p1": PG_RANK})
+    assert "**SQLite**" not in out.text
+    assert "1. **PostgreSQL**:" in out.text and "how relevant the documents are" in out.text
+
+
 def test_code_with_an_identifier_no_source_shows_is_removed():
     text = "```sql\nSELECT * FROM documents WHERE document_vector MATCH 'sqlite';\n```"
     source = {**SQLITE_FTS, "snippet": "SELECT * FROM documents WHERE body MATCH 'sqlite'; ranks by relevance."}

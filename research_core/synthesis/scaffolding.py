@@ -67,16 +67,22 @@ _LISTED = re.compile(r"^(?:[-*+]\s|\d+[.)]\s|\||```|~~~)")
 
 def drop_empty_scaffolding(lines: list[str]) -> list[str]:
     """`lines` without headings and bold labels ("**PostgreSQL:**") that nothing but other headings,
-    labels or blank lines follow: what is left of a section whose statements grounding removed."""
+    labels or blank lines follow: what is left of a section whose statements grounding removed. A
+    label that is a list item ("2. **SQLite**:") heads only its indented items: once they are gone,
+    a paragraph after a blank line is not its body (it would put SQLite's name over a PostgreSQL fact)."""
     kept: list[str] = []
     for i, line in enumerate(lines):
         if _SCAFFOLD.match(line):
             level = len(line) - len(line.lstrip("#")) if line.lstrip().startswith("#") else 7
             rest = lines[i + 1 :]
             has_body = False
+            item, blank = bool(BULLET.match(line)), False
             for after in rest:
                 if not after.strip():
+                    blank = True
                     continue
+                if item and blank and after == after.lstrip() and not BULLET.match(after):
+                    break  # a list item's label holds its indented items, not the paragraph after the list
                 if after.lstrip().startswith("#"):
                     depth = len(after.lstrip()) - len(after.lstrip().lstrip("#"))
                     if depth <= level:
