@@ -197,3 +197,27 @@ def test_citations_on_their_own_line_cite_the_statement_above_and_never_stand_al
     # the identity statement is not on the page: it goes, and so does the marker written under it
     assert "start value" not in out.text
     assert not any(line.strip() in {"- [[src:a1]]", "[[src:a1]]"} for line in out.text.splitlines())
+
+
+def test_a_code_block_opened_at_the_end_of_a_label_is_read_as_code_and_leaves_no_fence_behind():
+    # round Z's flat m3 draft: each "- **Example:** ```sql" block was unsupported; the report showed
+    # "**PostgreSQL:**" and "- **Example:** ```sql" three times, and lost the SQLite labels' text
+    text = (
+        "### Queries\n\n**PostgreSQL:**\n"
+        "- **Example:** ```sql\n  SELECT * FROM t WHERE MATCH(c) AGAINST ('x');\n  ```\n\n"
+        "**SQLite:**\n- SQLite allows many readers but only one writer at a time [[src:aaa111]].\n"
+        "- **Example:** ```sql\n  SELECT * FROM t WHERE c MATCH 'x';\n  ```\n"
+    )
+    out = ground_text(text, SOURCES)
+    assert "```" not in out.text and "AGAINST" not in out.text
+    assert "**PostgreSQL:**" not in out.text and "Example" not in out.text
+    assert "**SQLite:**\n- SQLite allows many readers but only one writer at a time [[src:aaa111]]." in out.text
+
+
+def test_a_reference_list_the_model_wrote_is_left_out():
+    text = (
+        "SQLite allows many readers but only one writer at a time [[src:aaa111]].\n\n**References:**\n"
+        "[[src:aaa111]] SQLite locking\n[[src:bbb222]] PostgreSQL MVCC\n"
+    )
+    out = ground_text(text, SOURCES)
+    assert out.text == "SQLite allows many readers but only one writer at a time [[src:aaa111]]."

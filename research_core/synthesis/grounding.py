@@ -36,6 +36,8 @@ from research_core.synthesis.scaffolding import (
     citations_to_their_line,
     drop_dangling,
     drop_empty_scaffolding,
+    fences_on_their_line,
+    without_reference_entries,
 )
 from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.citations import cited_source_ids
@@ -246,7 +248,8 @@ def ground_text(
     walk = Walk(seen=[MARKER.sub("", k).strip() for k in known])
     context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
     texts = context.texts
-    text = _CITE_AFTER_STOP.sub(r"\2\1", citations_to_their_line(text))
+    text = citations_to_their_line(without_reference_entries(fences_on_their_line(text)))
+    text = _CITE_AFTER_STOP.sub(r"\2\1", text)
     lines: list[str] = []
     unchecked = False
     block: list[str] | None = None

@@ -120,3 +120,31 @@ def citations_to_their_line(text: str) -> str:
             out[above] = f"{out[above].rstrip()} {' '.join(only.group(1).split())}"
             del out[above + 1 :]  # the blank lines the model left between the statement and its markers
     return "\n".join(out)
+
+
+# a code fence opened at the end of a line of text: "- **Example:** ```sql"
+_TRAILING_FENCE = re.compile(r"^(\s*(?:(?!```|~~~).)*?\S)\s*((?:```|~~~)[\w+-]*)\s*$")
+# an entry of a reference list the model wrote itself: "[[src:e919431f7cd7]] 12.3. Controlling Text Search"
+_REFERENCE_ENTRY = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)])\s+)?\[\[src:[0-9a-f]+\]\]\s*\S")
+
+
+def fences_on_their_line(text: str) -> str:
+    """A code fence the model opened at the end of a line of text ("- **Example:** ```sql") moved to
+    a line of its own. Left there, the fence is not seen to open: the block's code is read as
+    prose, its closing fence opens a block instead, and that block swallows the text after it up to
+    the next fence, with the labels and statements in it."""
+    out: list[str] = []
+    for line in text.splitlines():
+        opened = _TRAILING_FENCE.match(line)
+        if opened and not FENCE.match(line.strip()):
+            out += [opened.group(1), opened.group(2)]
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def without_reference_entries(text: str) -> str:
+    """`text` without the lines that open with a citation marker and go on to name its page: a
+    reference list the model wrote ("**References:**" then "[[src:...]] 12.3. Controlling Text
+    Search"), which repeats the report's own list of sources with numbers of its own."""
+    return "\n".join(line for line in text.splitlines() if not _REFERENCE_ENTRY.match(line))
