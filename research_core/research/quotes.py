@@ -173,12 +173,22 @@ def listing(sources: list[Source], passages: list[str], sentences: list[Numbered
     return "\n\n".join(blocks)
 
 
+def without_trailing_lead_ins(run: list[NumberedSentence]) -> list[NumberedSentence]:
+    """The run less the sentences at its end that end in a colon ("The syntax of a window function
+    call is one of the following:"): each leads into a list, a table or code the prompt never numbers,
+    so quoted alone it promises what the quote does not hold. Empty when the run is only lead-ins."""
+    end = len(run)
+    while end and run[end - 1].text.rstrip().endswith(":"):
+        end -= 1
+    return run[:end]
+
+
 def runs_of(
     numbers: list[int], sentences: list[NumberedSentence], pages: list[str] | None = None
 ) -> list[list[NumberedSentence]]:
     """The picked sentences grouped into runs of neighbours from one source, each at most
-    `MAX_QUOTE_SENTENCES` long (one more when the first leans on its antecedent: `with_antecedents`);
-    unknown numbers are ignored."""
+    `MAX_QUOTE_SENTENCES` long (one more when the first leans on its antecedent: `with_antecedents`),
+    less the lead-ins at a run's end (`without_trailing_lead_ins`); unknown numbers are ignored."""
     by_number = {s.number: s for s in sentences}
     picked = sorted({n for n in numbers if n in by_number})
     runs: list[list[NumberedSentence]] = []
@@ -194,7 +204,8 @@ def runs_of(
             runs[-1].append(sentence)
         else:
             runs.append([sentence])
-    return with_antecedents(runs, sentences, pages)
+    stated = [kept for run in runs if (kept := without_trailing_lead_ins(run))]
+    return with_antecedents(stated, sentences, pages)
 
 
 def with_antecedents(
