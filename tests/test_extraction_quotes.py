@@ -312,26 +312,6 @@ def test_the_window_a_small_model_is_shown_keeps_a_tables_fields_apart():
     assert "Default: KeepAliveTimeout 5" in [s.text for s in number_sentences([window])]
 
 
-def test_the_window_a_small_model_is_shown_reaches_the_sentence_naming_the_mechanism():
-    from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
-    from research_core.text.windows import best_window
-
-    page = statements_of(
-        "5.2. Sorting by Auxiliary Function Results\n\nAll FTS5 tables feature a special hidden column named "
-        '"rank". If the current query is not a full-text query (i.e. if it does not include a MATCH operator), '
-        'the value of the "rank" column is always NULL. Otherwise, in a full-text query, column rank contains by '
-        "default the same value as would be returned by executing the bm25() auxiliary function with no trailing "
-        "arguments. The difference between reading from the rank column and using the bm25() function directly "
-        "within the query is only significant when sorting by the returned value."
-    )
-    question = (
-        "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, how are queries written, "
-        "and how are results ranked?"
-    )
-    window = best_window(page, question, EMBEDDED_MODEL_SETTINGS["snippet_chars"], "\n")
-    assert "column rank contains by default the same value as would be returned by executing the bm25()" in window
-
-
 def test_a_picked_lead_in_is_not_quoted_without_what_it_leads_into():
     from research_core.research.extraction import picked_quotes
     from research_core.schemas import ExtractedFinding

@@ -11,8 +11,9 @@ from research_core.configuration import RunConfig
 # The settings a run leaves to its model (None), as each kind of model fills them when the run starts. The
 # embedded model reads prompts at roughly 35-75 tokens/s on 2 cores and writes about 26 tokens/s, so it is
 # shown fewer, shorter sources, and spared each call whose answer the engine can give itself. A source's
-# window is 450 characters: at 350 it often ended just before the sentence naming a mechanism
-# ("bm25() returns ...", "identity column"); the ~125 more tokens a prompt reads cost about 2 s.
+# window is 350 characters. 450 kept more of each passage's key terms (bench.retrieval: aspects in
+# windows 58 -> 61 of 66 and 28 -> 30 of 35) but, measured with the embedded model, named no more of
+# each side's mechanisms and made the median multi-part run about 30 s slower (bench/README, round BB).
 HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "sources_per_prompt": 8,
     "snippet_chars": 600,
@@ -24,7 +25,7 @@ HOSTED_MODEL_SETTINGS: dict[str, Any] = {
 }
 EMBEDDED_MODEL_SETTINGS: dict[str, Any] = {
     "sources_per_prompt": 5,
-    "snippet_chars": 450,
+    "snippet_chars": 350,
     "engine_first_queries": True,
     "engine_judges_depth": True,
     "engine_picks": True,
