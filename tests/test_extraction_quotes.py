@@ -330,3 +330,16 @@ def test_a_picked_lead_in_is_not_quoted_without_what_it_leads_into():
     ]
     quoted, refused = picked_quotes(ExtractedFinding(sentences=[2], confidence=0.9), sentences, 1)
     assert quoted == [] and refused and "lead-in" in refused[0]
+
+
+def test_a_heading_ending_in_its_anchor_link_is_not_offered_as_a_sentence():
+    passage = (
+        "How it works#\n\nThe worker processes are spawned using the child_process.fork() method, so that they "
+        "can communicate with the parent via IPC.\n\nExample: Read file stream line-by-Line#\n\n"
+        "child_process.fork(modulePath[, args][, options])#\n\nWritten in C# and F#, the tool runs anywhere."
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "The worker processes are spawned using the child_process.fork() method, so that they can communicate "
+        "with the parent via IPC.",
+        "Written in C# and F#, the tool runs anywhere.",
+    ]

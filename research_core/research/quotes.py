@@ -114,6 +114,8 @@ _POINTER = re.compile(
 )
 # a title-case line without a full stop: a heading ("Aggregate Window Functions", "Introduction to WAL")
 _HEADING = re.compile(r"^(?:[\d.]+\s+)?(?:[A-Z►][\w'-]*)(?:\s+(?:[A-Z][\w'-]*|a|an|the|of|to|and|or|in|on|for|with))*$")
+# a heading that ends in its own anchor link: "How it works#", "Directive ¶" (a sentence ends in a stop)
+_ANCHORED_HEADING = re.compile(r"(?:\S#|\s?¶)$")
 # a line of code, a C declaration or a version note: "int sqlite3_blob_close(sqlite3_blob *);", "New in version 3.2."
 _NOT_PROSE = re.compile(
     r"\)\s*;\s*$|^\s*(?:(?:const|unsigned|static|struct|typedef)\s+)*(?:int|void|char|double|sqlite3\w*)\s*\**\s*\w+\s*\(|"
@@ -127,12 +129,13 @@ _API_HEADER = re.compile(r"\b(?:Added in|Extends|Stability|Deprecated since|Comp
 
 
 def states_nothing(sentence: str) -> bool:
-    """A heading (title case, no full stop), a menu, a fragment under `MIN_QUOTE_WORDS` words, a
-    pointer to another place ("See server.setTimeout()", "... are described in Table 13.1"), a line
-    of code, a version note or an API entry's header: none of them is a fact to quote."""
+    """A heading (title case, no full stop, or ending in its anchor link "#"), a menu, a fragment
+    under `MIN_QUOTE_WORDS` words, a pointer to another place ("See server.setTimeout()", "... are
+    described in Table 13.1"), a line of code, a version note or an API entry's header: none of them
+    is a fact to quote."""
     if sentence.startswith("#") or len(sentence.split()) < MIN_QUOTE_WORDS or looks_like_menu(sentence):
         return True
-    if _HEADING.match(sentence) or _NOT_PROSE.search(sentence):
+    if _HEADING.match(sentence) or _ANCHORED_HEADING.search(sentence) or _NOT_PROSE.search(sentence):
         return True
     if is_breadcrumb(sentence):
         return True  # "Apache > HTTP Server > Documentation > Modules": where the page sits, not a fact
