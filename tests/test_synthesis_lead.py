@@ -71,3 +71,15 @@ def test_a_quote_the_answer_left_out_is_picked_only_when_the_answer_says_nothing
     assert picked_lead(QUESTION, [("How does SQLite rank results?", only_listed)]) == (
         "FTS5 ranks results with the built-in bm25 function [[src:f3]]."
     )
+
+
+def test_a_sentence_leaning_on_the_one_before_it_does_not_open_the_report():
+    question = "What transaction isolation levels does PostgreSQL offer, and how does SQLite isolate transactions?"
+    levels = (
+        "1. **Read Committed**: This is the default isolation level in PostgreSQL [[src:a1]].\n"
+        "2. **Serializable**: Serializable transactions are just Repeatable Read transactions which add "
+        "nonblocking monitoring for dangerous patterns of read/write conflicts [[src:a2]]."
+    )
+    lead = picked_lead(question, [("What transaction isolation levels does PostgreSQL offer?", levels)])
+    assert not lead.startswith("This is the default isolation level")
+    assert lead.startswith("Serializable transactions are just Repeatable Read transactions")

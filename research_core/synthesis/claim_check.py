@@ -48,6 +48,7 @@ from research_core.synthesis.both_sides import speaks_of_both
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
+from research_core.synthesis.leaning_subject import leaning_subject
 from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.owned_option import owned_option
 from research_core.synthesis.qualifiers import dropped_qualifier
@@ -290,7 +291,7 @@ def _side_refusal(
 # negation the quotes lack), not that the sentence is about the wrong subject
 _WORDING = re.compile(
     r"^its sources hold |\bnot in (?:its sources|the source about)|\bholds \d+% of what|^negates |^states '|^drops '"
-    r"|^one quote holds |^turns its quote around|^adds '|^grafts '|^makes \S+ a part of "
+    r"|^one quote holds |^turns its quote around|^adds '|^grafts '|^makes \S+ a part of |^leans on a sentence about "
 )
 
 
@@ -351,6 +352,7 @@ def check_claim(
             ),
             None,
         )
+        or leaning_subject(bare, cited, evidence, names, before)
     )
     if refusal:
         return refusal

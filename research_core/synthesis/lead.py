@@ -6,8 +6,10 @@ open on its first branch section with no paragraph that answers the whole questi
 picks that paragraph itself: from each answered branch (tree order, at most `MAX_LEAD_SENTENCES`),
 the cited sentence that shares the most word stems with the main question and the branch's own
 question, from what the answer says before its "Also found" list (the quotes it left out) when
-that holds one. Each was checked when its branch answer was grounded, so the lead is as right as the
-answers it repeats, and it costs no model call.
+that holds one. Each was checked when its branch answer was grounded, so the lead is as right as
+the answers it repeats, and it costs no model call. A sentence that leans on the one before it
+("This is the default isolation level", `text.anaphora`) is not picked: what it is about would
+stay behind in the branch answer.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.scaffolding import BULLET, FENCE, LABEL_LINE, MIN_CLAIM_WORDS, SENTENCE_BREAK
+from research_core.text.anaphora import leans_back
 from research_core.text.similarity import is_near_duplicate
 from research_core.text.support import stems
 
@@ -66,6 +69,8 @@ def _best(sentences: list[str], wanted: set[str], picked: list[str]) -> str | No
     best, best_score = None, 0
     for sentence in sentences:
         bare = MARKER.sub("", sentence)
+        if leans_back(bare):
+            continue  # "This is the default isolation level": what it is about stays behind in its answer
         score = len(stems(bare) & wanted)
         if score > best_score and not is_near_duplicate(bare, [MARKER.sub("", p) for p in picked]):
             best, best_score = sentence, score
