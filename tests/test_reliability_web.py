@@ -162,7 +162,8 @@ def test_a_page_of_a_hundred_thousand_links_is_parsed_in_bounded_time_and_memory
     )
     cost = peak_rss_mb(code, setup=setup)
     assert cost["outcome"] == "ok", cost
-    assert cost["seconds"] < 3.0 and cost["grew_mb"] < 120, cost  # was 15 s and 433 MB
+    # CPU time: a test suite running beside it on two cores stretches the wall clock, not the work
+    assert cost["cpu_seconds"] < 3.0 and cost["grew_mb"] < 120, cost  # was 15 s and 433 MB
 
 
 def test_binary_bytes_labelled_html_are_not_cached_as_text(web: LocalWeb, tmp_path: Path) -> None:

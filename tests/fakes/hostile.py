@@ -62,19 +62,26 @@ _MEASURE = """
 import json, resource, sys, time
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 started = time.monotonic()
+cpu_started = time.process_time()
 outcome = "ok"
 try:
     exec(sys.argv[1])
 except Exception as exc:
     outcome = f"{type(exc).__name__}: {exc}"
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"grew_mb": (after - before) / 1024, "seconds": time.monotonic() - started, "outcome": outcome}))
+print(json.dumps({
+    "grew_mb": (after - before) / 1024,
+    "seconds": time.monotonic() - started,
+    "cpu_seconds": time.process_time() - cpu_started,
+    "outcome": outcome,
+}))
 """
 
 
 def peak_rss_mb(code: str, setup: str = "", timeout: float = 60) -> dict:
     """Run `setup` then `code` in a fresh interpreter; how much its peak memory grew during `code` (MB),
-    how long `code` took, and "ok" or the exception it raised."""
+    how long `code` took (wall clock, and its own CPU time, which other processes sharing the machine
+    do not change), and "ok" or the exception it raised."""
     script = setup + "\n" + _MEASURE
     done = subprocess.run(
         [sys.executable, "-c", script, code], cwd=REPO, capture_output=True, text=True, timeout=timeout
