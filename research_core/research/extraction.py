@@ -127,7 +127,8 @@ def picked_quotes(
         runs = runs_of(item.sentences, sentences, pages)
         if runs:
             return [(quote_text(run), run) for run in runs], []
-        shown = [s.text for s in sentences if s.number in set(item.sentences)]
+        picked = set(item.sentences)
+        shown = [s.text for s in sentences if s.number in picked]
         if shown:
             return [], [f"quoted only a lead-in to what it does not quote: {shown[0][:120]!r}"]
         return [], [f"picked no sentence shown ({item.sentences[:5]})"]

@@ -15,15 +15,13 @@ which names what it is about ("The worker processes are spawned ..."), can stand
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 from research_core.synthesis.evidence import Evidence
+from research_core.synthesis.scaffolding import SENTENCE_BREAK
 from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
 from research_core.text.support import SUPPORT_BAR, support_share
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def leaning_subject(
@@ -33,7 +31,7 @@ def leaning_subject(
     names = list(names)
     if not leans_back(sentence) or named_in(sentence, names):
         return None
-    sentences = [s for s in _SENTENCE_END.split(before.strip()) if s.strip()]
+    sentences = [s for s in SENTENCE_BREAK.split(before.strip()) if s.strip()]
     prior = named_in(sentences[-1], names) if sentences else []
     sayers = [evidence[sid] for sid in cited if sid in evidence]
     sayers = [e for e in sayers if support_share(sentence, e.text) >= SUPPORT_BAR] or sayers
