@@ -104,8 +104,13 @@ def test_the_process_exits_as_soon_as_reading_gives_up(web: LocalWeb) -> None:
         text=True,
         timeout=25,
     )
+    exited = time.monotonic()
     assert done.returncode == 0, done.stderr
-    assert time.monotonic() - started < 8.0  # interpreter start-up and imports, then exit at once
+    gave_up = float(done.stdout.split()[0])  # the script prints the (system-wide) monotonic clock then
+    assert gave_up - started < 20.0  # imports on a busy machine, then the 1 s reading deadline
+    # a fetch thread left reading the 30 s drip would hold the process for the rest of it; start-up
+    # time is left out, as a busy two-core machine stretches it past any tight bound
+    assert exited - gave_up < 5.0
     assert "Traceback" not in done.stderr
 
 
