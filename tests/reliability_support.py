@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -142,3 +143,23 @@ def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: 
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+
+
+def checkpoint_count(db: Path, run_id: str) -> int:
+    """How many checkpoints the run has: the input and the first step's make 2, each finished step adds one."""
+    conn = sqlite3.connect(str(db), timeout=30)
+    try:
+        return conn.execute("select count(*) from checkpoints where thread_id = ?", [run_id]).fetchone()[0]
+    except sqlite3.OperationalError:  # the checkpoint tables do not exist yet
+        return 0
+    finally:
+        conn.close()
+
+
+def status_of(db: Path, run_id: str) -> str:
+    """The run's status as its record in `db` (a SQLite file) says."""
+    conn = sqlite3.connect(str(db))
+    try:
+        return conn.execute("select status from runs where id = ?", [run_id]).fetchone()[0]
+    finally:
+        conn.close()

@@ -148,7 +148,11 @@ def test_a_hanging_web_search_is_abandoned_at_its_deadline(tmp_path, llm):
     runner = make_runner(tmp_path, llm[0], backends=[backend, FixtureSearch()])
     started = time.monotonic()
     snap = runner.start(QUESTION, cfg())
-    assert time.monotonic() - started < 30
+    took = time.monotonic() - started
+    # Waiting out each hanging search would take 20 s per search on each of the 2 parallel branches
+    # (18 searches: 180 s). Abandoned at their deadlines they take about 18 s on quiet cores, and up to
+    # twice that while the test suite's other workers share them.
+    assert calls and took < 20 * len(calls) / 2 / 2, f"{took:.0f} s for {len(calls)} hanging searches"
     assert snap.status == "completed", snap.error
     assert any("no answer in time" in w for w in snap.warnings)
 

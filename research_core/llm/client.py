@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from research_core.configuration import DEFAULT_PRICING, OPENAI_DEFAULT_BASE_URL, LLMSettings
 from research_core.errors import ArborError
+from research_core.llm.abandon import unless_stopped
 from research_core.llm.costs import call_cost, price_for, price_known
 from research_core.schemas import CostEntry
 from research_core.text.sanitize import strip_url_secrets, strip_url_secrets_in_text
@@ -69,7 +70,7 @@ _STOPPING = threading.Event()
 
 
 def stop_new_calls() -> None:
-    """From now on every LLM call of this process raises CallsStopped (calls under way finish)."""
+    """From now on every LLM call of this process raises CallsStopped; calls under way are abandoned."""
     _STOPPING.set()
 
 
@@ -135,13 +136,18 @@ class LLMClient:
         self._stopped = threading.Event()
 
     def stop_calls(self) -> None:
-        """From now on this client's calls raise CallsStopped (calls under way finish): a worker's run stops, the
-        process's other runs, with their own clients, go on."""
+        """From now on this client's calls raise CallsStopped, and calls under way are abandoned (their
+        callers stop waiting for the reply): a worker's run stops, the process's other runs, with their own
+        clients, go on."""
         self._stopped.set()
 
     def allow_calls(self) -> None:
         """Undo `stop_calls`."""
         self._stopped.clear()
+
+    def _calls_stopped(self) -> bool:
+        """True once this client's calls, or every call of the process, are stopped."""
+        return _STOPPING.is_set() or self._stopped.is_set()
 
     @property
     def is_local(self) -> bool:
@@ -214,7 +220,7 @@ class LLMClient:
         json_mode: bool = False,
         max_tokens: int | None = None,
     ) -> tuple[str, CostEntry]:
-        if _STOPPING.is_set() or self._stopped.is_set():
+        if self._calls_stopped():
             raise CallsStopped(f"not starting the {task} call: the run is stopping")
         model = self._connect(tier)
         kwargs: dict = {"extra_headers": {TASK_HEADER: task}}
@@ -234,8 +240,12 @@ class LLMClient:
                 kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "max_tokens": max_tokens}
         started = time.perf_counter()
         try:
-            reply = model.invoke(messages, **kwargs)
-        except Exception as exc:
+            reply = unless_stopped(
+                lambda: model.invoke(messages, **kwargs),
+                self._calls_stopped,
+                lambda: CallsStopped(f"stopped waiting for the {task} call: the run is stopping"),
+            )
+        except Exception as exc:  # CallsStopped, a KeyboardInterrupt, goes through
             latency = time.perf_counter() - started
             failed = CostEntry(
                 node=node, task=task, branch=branch, model=self.model_name(tier), latency_s=latency, ok=False

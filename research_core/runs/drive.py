@@ -38,9 +38,10 @@ def stream_run(
 ) -> bool:
     """Drive the graph until it ends or pauses; True when it was stopped on request instead.
 
-    Once a stop is seen, `llm` (the drive's client) starts no new call, so the chains still
-    working end at their next call rather than after their whole branch; what they finished is
-    checkpointed and a resume continues from there. The run's mode is recorded as soon as a step
+    Once a stop is seen, `llm` (the drive's client) starts no new call and abandons the calls under
+    way, so the chains still working end at once rather than after their whole branch, or after an
+    answer the embedded model may take minutes to write; what they finished is checkpointed and a
+    resume continues from there (an abandoned step is done again). The run's mode is recorded as soon as a step
     decides it (for `runs` and History). However it ends, even by an exception, no step of the
     drive is still running when it returns.
     """
@@ -56,5 +57,5 @@ def stream_run(
                 store.update(run_id, mode=mode)
             if store.stop_requested(run_id):
                 llm.stop_calls()
-                return True  # closing waits for the steps under way, which end at their next call
+                return True  # closing waits for the steps under way, which end as their calls are abandoned
     return False
