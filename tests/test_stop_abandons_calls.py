@@ -16,6 +16,7 @@ import pytest
 
 from research_core.configuration import LLMSettings
 from research_core.llm.client import CallsStopped, LLMClient, allow_new_calls, stop_new_calls
+from tests.conftest import config, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
 from tests.reliability_support import (
     CLIMATE_QUESTION,
@@ -106,3 +107,22 @@ def test_sigterm_ends_a_cli_run_without_waiting_for_the_answer_under_way(tmp_pat
         done = run_cli(["resume", run_id], db, url)
     assert done.returncode == 0, done.stderr
     assert status_of(db, run_id) == "completed"
+
+
+def test_stopping_one_run_leaves_the_other_runs_of_the_process_running(tmp_path):
+    # the workbench drives several runs with one Runner, and so with one LLM client
+    with serve(ScriptedLLM(latency_s=0.3)) as (url, _):
+        runner = make_runner(tmp_path, url)
+        kept = runner.start_background(
+            "Compare React, Vue, and Angular for building web applications", config(auto_approve=True)
+        )
+        stopped = runner.start_background(
+            "Compare PostgreSQL and SQLite for small web applications", config(auto_approve=True)
+        )
+        both = (kept, stopped)
+        wait_for(lambda: all(runner.snapshot(r).branches for r in both), 60, "both runs to be researching")
+        runner.request_stop(stopped)
+        assert runner.wait(stopped, timeout=60).status == "interrupted"
+        final = runner.wait(kept, timeout=120)
+    assert final.status == "completed", (final.status, final.error)
+    assert final.final_answer

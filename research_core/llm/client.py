@@ -7,6 +7,7 @@ again with the validation error, and the caller decides the fallback when it sti
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import logging
@@ -137,13 +138,17 @@ class LLMClient:
 
     def stop_calls(self) -> None:
         """From now on this client's calls raise CallsStopped, and calls under way are abandoned (their
-        callers stop waiting for the reply): a worker's run stops, the process's other runs, with their own
-        clients, go on."""
+        callers stop waiting for the reply). A drive stops its own `for_run` client, so the process's
+        other runs go on."""
         self._stopped.set()
 
-    def allow_calls(self) -> None:
-        """Undo `stop_calls`."""
-        self._stopped.clear()
+    def for_run(self) -> LLMClient:
+        """This client for one run's drive: the same settings, connections and model server, with a stop
+        of its own, so stopping one run leaves the other runs of the process (the workbench drives
+        several with one client) calling the model."""
+        run = copy.copy(self)
+        run._stopped = threading.Event()
+        return run
 
     def _calls_stopped(self) -> bool:
         """True once this client's calls, or every call of the process, are stopped."""

@@ -116,14 +116,14 @@ class Runner:
                 self._page_cache = PageCache(self.location)
             return self._page_cache
 
-    def _services(self, run_id: str, config: RunConfig) -> Services:
+    def _services(self, run_id: str, config: RunConfig, llm: LLMClient | None = None) -> Services:
         events = self._events.setdefault(run_id, [])
 
         def emit(event: dict[str, Any]) -> None:
             events.append({**event, "t": time.time()})
 
         return Services(
-            llm=self.llm,
+            llm=llm or self.llm,
             backends=self.backends_for(config),
             config=config,
             emit=emit,
@@ -291,17 +291,16 @@ class Runner:
         error: str | None = None
         interrupted: KeyboardInterrupt | None = None
         stopped = False
+        llm = self.llm.for_run()  # a stop request stops this run's calls, not the process's other runs'
         with open_checkpointer(self.location) as saver:
             graph = build_graph(saver)
             cfg = graph_config(run_id)
             try:
-                stopped = stream_run(graph, graph_input, self.store, run_id, self._services(run_id, config), self.llm)
+                stopped = stream_run(graph, graph_input, self.store, run_id, self._services(run_id, config, llm), llm)
             except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM/SIGHUP turned into it by the CLI
                 interrupted = exc
             except Exception as exc:
                 error = failure_message(run_id, exc)
-            finally:
-                self.llm.allow_calls()
             state, values = live_state(graph, cfg)
         active_s = self.store.add_active_seconds(run_id, time.monotonic() - started)
         if interrupted is not None or stopped:
