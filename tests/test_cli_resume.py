@@ -181,7 +181,7 @@ def test_the_run_id_is_printed_before_the_run_fails(cli_env, capsys):
 def test_ctrl_c_names_the_run_and_leaves_it_resumable(cli_env, tmp_path, capsys, monkeypatch):
     db = cli_env
 
-    def ctrl_c(self, run_id, config, llm=None):
+    def ctrl_c(self, run_id, config, llm):
         raise KeyboardInterrupt
 
     with serve(ScriptedLLM()) as (url, _):

@@ -116,14 +116,14 @@ class Runner:
                 self._page_cache = PageCache(self.location)
             return self._page_cache
 
-    def _services(self, run_id: str, config: RunConfig, llm: LLMClient | None = None) -> Services:
+    def _services(self, run_id: str, config: RunConfig, llm: LLMClient) -> Services:
         events = self._events.setdefault(run_id, [])
 
         def emit(event: dict[str, Any]) -> None:
             events.append({**event, "t": time.time()})
 
         return Services(
-            llm=llm or self.llm,
+            llm=llm,
             backends=self.backends_for(config),
             config=config,
             emit=emit,
