@@ -7,6 +7,7 @@ import pytest
 from research_core.planning.classify import mode_from_signals
 from research_core.planning.question_shape import (
     compared_topic,
+    defined_topic,
     frame_terms,
     multi_part_signals,
     question_parts,
@@ -95,6 +96,33 @@ def test_a_sub_question_that_lost_the_question_frame_gets_its_words_back():
         frame_terms("How does SQLite store values?", "How do PostgreSQL and SQLite differ: which functions exist?")
         == ""
     )
+
+
+def test_a_question_opening_with_a_definition_frames_its_later_clauses_with_that_topic():
+    question = (
+        "What are window functions, how does PostgreSQL support them, and does SQLite support the same OVER clause?"
+    )
+    assert defined_topic(question) == "window functions"
+    # "the same OVER clause" searched alone found the query optimizer's join clauses and REPLACE/ON CONFLICT
+    assert frame_terms("Does SQLite support the same OVER clause as PostgreSQL?", question) == "window functions"
+    assert frame_terms("how does PostgreSQL support them", question) == "window functions"
+    assert frame_terms("How does PostgreSQL support window functions?", question) == ""
+    assert defined_topic("What is a tablespace, and when should one be used?") == "tablespace"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is write-ahead logging in SQLite?",  # one clause: nothing to frame
+        "What transaction isolation levels does PostgreSQL offer, how does SQLite isolate transactions?",
+        # a long opening is a clause of its own, not a term that frames the others
+        "What are the pros and cons of using SQLite for a production web application, and when should "
+        "PostgreSQL be chosen instead?",
+        "Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?",
+    ],
+)
+def test_only_a_short_defined_term_frames_a_question(question):
+    assert defined_topic(question) == ""
 
 
 @pytest.mark.parametrize(

@@ -276,6 +276,31 @@ def frame_head(question: str) -> str:
     return match.group("head").strip() if match else ""
 
 
+_DEFINED = re.compile(
+    rf"^(?:what|who)\s+(?:is|are)\s+(?P<topic>[^,;:?？]{{3,120}}?)\s*[,;]\s*(?:and\s+)?(?={_WH}\b)",
+    re.IGNORECASE,
+)
+# a defined topic of more words than this is a clause of its own ("the pros and cons of ..."), not a frame
+MAX_DEFINED_WORDS = 3
+
+
+def defined_topic(question: str) -> str:
+    """The topic a question opens by asking to define ("window functions" in "What are window functions,
+    how does PostgreSQL support them, and does SQLite support the same OVER clause?"), less any name;
+    "" when the question does not open so, or the topic is longer than a short term.
+
+    The clauses after such an opening are about that topic even where they do not repeat it ("them",
+    "the same OVER clause"), so it frames them as a "head:" does (`frame_terms`).
+    """
+    match = _DEFINED.match(" ".join(question.split()))
+    if not match:
+        return ""
+    topic = match.group("topic")
+    names = {w.lower() for n in subjects(topic) for w in content_words(n)}
+    words = keywords(topic, names)
+    return " ".join(words) if len(words) <= MAX_DEFINED_WORDS else ""
+
+
 def frame_terms(sub_question: str, question: str) -> str:
     """The words of the main question's frame that the sub-question lacks ("" when none).
 
@@ -284,9 +309,10 @@ def frame_terms(sub_question: str, question: str) -> str:
     "How are documents indexed in PostgreSQL and SQLite?" lost "full-text search", and searched
     as written it finds pages about B-tree indexes. The missing frame words, in the head's order
     and spelling, are what its searches and its evidence must add. Names are left to
-    `stand_alone`.
+    `stand_alone`. A question that opens by asking to define its topic ("What are window
+    functions, how ...?", `defined_topic`) is framed by that topic.
     """
-    head = frame_head(question)
+    head = frame_head(question) or defined_topic(question)
     if not head:
         return ""
     names = {w.lower() for n in subjects(head) for w in content_words(n)}
