@@ -36,6 +36,32 @@ def test_a_system_given_the_other_systems_release_is_removed():
     assert "PostgreSQL supports window functions by adding" not in out.text
 
 
+def test_a_release_of_one_system_is_not_given_to_the_other_when_both_sides_are_cited():
+    # round-DD follow-up run: each side cited, SQLite named, and SQLite's release still handed to PostgreSQL
+    pg_functions = {
+        "title": "9.22. Window Functions",
+        "url": "/usr/share/doc/postgresql-doc-15/html/functions-window.html",
+        "snippet": "",
+    }
+    sources = {"s": SQLITE_WINDOW, "p": pg_functions}
+    quotes = {
+        "s": QUOTES["s"],
+        "p": [
+            "Window functions provide the ability to perform calculations across sets of rows that are related "
+            "to the current query row."
+        ],
+    }
+    text = (
+        "PostgreSQL supports window functions by adding them to SQLite with release version 3.25.0 (2018-09-15) "
+        "[[src:s]] [[src:p]]."
+    )
+    out = ground_text(text, sources, quotes, NAMES, TOPIC)
+    assert "PostgreSQL supports window functions by adding" not in out.text
+    kept = "SQLite features window functions based on those of PostgreSQL, added in release version 3.25.0 [[src:s]]."
+    quotes["s"] = [*QUOTES["s"], "SQLite features window functions based on those of PostgreSQL."]
+    assert "added in release version 3.25.0" in ground_text(kept, sources, quotes, NAMES, TOPIC).text
+
+
 def test_the_same_fact_said_of_its_own_system_stays():
     text = "Window functions were first added to SQLite with release version 3.25.0 (2018-09-15) [[src:s]]."
     out = ground_text(text, SOURCES, QUOTES, NAMES, TOPIC)

@@ -46,7 +46,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from research_core.synthesis.added_advice import added_advice
 from research_core.synthesis.both_sides import speaks_of_both
 from research_core.synthesis.claim_context import MARKER
-from research_core.synthesis.evidence import Evidence, says_of, sentences_of
+from research_core.synthesis.evidence import Evidence, owners, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
 from research_core.synthesis.leaning_subject import leaning_subject
 from research_core.synthesis.mixed_manuals import mixed_manuals
@@ -239,15 +239,26 @@ def _side_pool(
 ) -> list[str]:
     """The cited sources what `clause` says of `side` may rest on ("" for no side: all of them)."""
     about = [sid for sid in cited if not side or side in evidence[sid].subjects]
-    # of the sources about the side, those whose quotes say this of it or of another subject the
-    # clause names with it ("the sqlite3 module in Python"): SQLite's window-function page names
-    # PostgreSQL, but its "release version 3.25.0" is SQLite's, not PostgreSQL's
+    # of the sources about the side, those whose quotes say this of it, or of another subject the
+    # clause names with it on the side's own pages ("the sqlite3 module in Python"): SQLite's
+    # window-function page names PostgreSQL, but its "release version 3.25.0" is SQLite's, not
+    # PostgreSQL's, even where the clause names SQLite too ("PostgreSQL supports window functions
+    # by adding them to SQLite with release version 3.25.0")
     named = named_in(clause, names) or [side]
     return (
-        [sid for sid in about if not side or any(says_of(evidence[sid], clause, name, names) for name in named)]
+        [sid for sid in about if not side or any(_lends(evidence[sid], clause, side, name, names) for name in named)]
         or about
         or cited
     )
+
+
+def _lends(source: Evidence, clause: str, side: str, name: str, names: list[str]) -> bool:
+    """Whether what `source` says of `name` in `clause` may be given to `side`: it says it of the side
+    itself, or of another subject on a page that is not another subject's documentation (`owners`)."""
+    if not says_of(source, clause, name, names):
+        return False
+    site = owners(source, names)
+    return name == side or not site or side in site
 
 
 def _side_refusal(
