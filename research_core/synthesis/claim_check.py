@@ -10,8 +10,9 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
    Y does B") is checked clause by clause, each clause against the sources about the subjects it
    names; a clause naming several subjects ("both X and Y use A") against the sources of each.
    The sources about a subject must hold half of the clause's words themselves: a page that only
-   names X cannot lend X to words another page holds. Nor may it make one documented subject a part
-   of another (`owned_option`: "PostgreSQL ... its SQLite database").
+   names X cannot lend X to words another page holds, nor can Y's own manual because the clause
+   names Y too ("PostgreSQL supports window functions by adding them to SQLite in 3.25.0"). Nor may
+   it make one documented subject a part of another (`owned_option`: "PostgreSQL ... its SQLite database").
 2. **Distinctive terms are quoted.** Every identifier, number, acronym, option and name of a
    clause (`text.terms`) is in the evidence it is checked against.
 3. **No reversed negation** (`text.negation`).
