@@ -276,6 +276,11 @@ def frame_head(question: str) -> str:
     return match.group("head").strip() if match else ""
 
 
+def _name_words(text: str) -> set[str]:
+    """The words of the names `text` mentions (`subjects`), lower-cased: what a frame leaves to `stand_alone`."""
+    return {w.lower() for n in subjects(text) for w in content_words(n)}
+
+
 _DEFINED = re.compile(
     rf"^(?:what|who)\s+(?:is|are)\s+(?P<topic>[^,;:?？]{{3,120}}?)\s*[,;]\s*(?:and\s+)?(?={_WH}\b)",
     re.IGNORECASE,
@@ -296,8 +301,7 @@ def defined_topic(question: str) -> str:
     if not match:
         return ""
     topic = match.group("topic")
-    names = {w.lower() for n in subjects(topic) for w in content_words(n)}
-    words = keywords(topic, names)
+    words = keywords(topic, _name_words(topic))
     return " ".join(words) if len(words) <= MAX_DEFINED_WORDS else ""
 
 
@@ -315,8 +319,7 @@ def frame_terms(sub_question: str, question: str) -> str:
     head = frame_head(question) or defined_topic(question)
     if not head:
         return ""
-    names = {w.lower() for n in subjects(head) for w in content_words(n)}
-    return " ".join(keywords(head, content_words(sub_question) | names))
+    return " ".join(keywords(head, content_words(sub_question) | _name_words(head)))
 
 
 def with_frame(queries: list[str], frame: str) -> list[str]:
@@ -345,5 +348,4 @@ def compared_topic(question: str) -> str:
     if not match or re.match(rf"{_WH}\b|.*(?:\band\b|\bor\b|,|/)", match.group("topic"), re.IGNORECASE):
         return ""
     topic = match.group("topic")
-    names = {w.lower() for n in subjects(topic) for w in content_words(n)}
-    return " ".join(keywords(topic, names))
+    return " ".join(keywords(topic, _name_words(topic)))
