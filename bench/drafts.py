@@ -48,11 +48,12 @@ def recording(path: Path) -> Iterator[None]:
     original = grounding.ground_text
     lock = threading.Lock()
 
-    def recorded(text: str, sources: Mapping[str, Mapping], quotes=None, names=(), topic="", known=()):
+    def recorded(text: str, sources: Mapping[str, Mapping], quotes=None, names=(), topic="", known=(), branch=""):
         names = tuple(names)
-        out = original(text, sources, quotes, names, topic, known)
+        out = original(text, sources, quotes, names, topic, known, branch)
         line = {
             "topic": topic,
+            "branch": branch,
             "names": list(names),
             "draft": text,
             "grounded": out.text,

@@ -74,6 +74,13 @@ def _pairs(text: str, sources: dict) -> set[tuple[str, str]]:
     return out
 
 
+def _branch_of(topic: str, questions: list[dict]) -> str:
+    """The branch question of a draft recorded before drafts kept it: a branch answer's topic is its
+    question followed by the main one; an overview's topic is the main question alone ("")."""
+    question = next((q["question"] for q in questions if topic.endswith(q["question"])), "")
+    return topic[: len(topic) - len(question)].strip() if question else ""
+
+
 def _aspects(text: str, topic: str, questions: list[dict]) -> int:
     question = next((q for q in questions if q["question"] in topic), None)
     lower = text.lower()
@@ -103,6 +110,7 @@ def regrade(drafts: list[Path], labels: dict[tuple[str, str], str], questions: l
                 question_subjects(record["topic"]),
                 record["topic"],
                 record.get("known", ()),
+                record.get("branch", _branch_of(record["topic"], questions)),
             )
             out.aspect_hits += _aspects(checked.text, record["topic"], questions)
             now = _pairs(checked.text, sources)

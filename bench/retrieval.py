@@ -119,7 +119,7 @@ def kept_pages(
         branch = SubQuestion(id=branch_id, question_text=text, priority=1.0)
         queries = branch_queries(question["question"], text, branch_id)
         ranked = best_first(source for query in queries for source in library.search(query, k))
-        sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id)
+        sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id, [library])
         kept |= {s.url for s in sources}
     return kept
 

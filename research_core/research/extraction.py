@@ -10,7 +10,9 @@ Rules, enforced by code whatever the model answers:
    question; a quote of a few words is not a fact; and it is not far in meaning from the user's
    question (`research.far_quotes`).
 4. A finding that nearly repeats one already kept is merged into it (dropped, with a note).
-5. A quote opening on a sentence that leans on the one before ("This adds latency ...",
+5. A branch about one side of a comparison takes no fact from the other side's manual
+   (`research.other_side`).
+6. A quote opening on a sentence that leans on the one before ("This adds latency ...",
    `text.anaphora`) starts with that sentence (`quotes.with_antecedents`); when the passage does
    not hold it, the quote is refused: nobody can tell what "this" is, and a report retelling it
    hands the fact to whatever it was writing about.
@@ -27,6 +29,7 @@ from research_core.planning.question_shape import subjects, topic_words
 from research_core.research.engine_picks import engine_picks, field_picks
 from research_core.research.evidence import duplicate_of
 from research_core.research.far_quotes import far_quotes
+from research_core.research.other_side import other_sides_quote
 from research_core.research.quotes import (
     MIN_QUOTE_WORDS,
     NumberedSentence,
@@ -259,6 +262,8 @@ def _checked_findings(
         why_not = refusal(text, quote, known_texts, focus if on_question else None, question)
         if why_not is None and index in far:
             why_not = f"far in meaning from the question: {quote[:100]!r}"
+        if why_not is None and on_question:
+            why_not = other_sides_quote(quote, source, focus, question, sources)
         if why_not is None and leans_back(run[0].text):
             # with_antecedents found no sentence before it: what "this setting" is, the page does not show
             why_not = f"leans on a sentence the passage does not show: {quote[:100]!r}"

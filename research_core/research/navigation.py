@@ -3,7 +3,9 @@
 Such a page names everything and explains nothing: a search for any topic finds it, and a cited
 sentence drawn from it is supported by a link title at best. They are never evidence. A page is
 navigation when its title says so, when its address is one of the usual names for such a page, or
-when its text is mostly a list of short link-like lines with no sentence of prose among them.
+when its text is mostly a list of short link-like lines with no sentence of prose among them. A
+passage of such a list on a page whose backend reads further (the library) is not the page: the
+page's best passage with prose is read instead (`searching.keep_relevant`).
 """
 
 from __future__ import annotations
@@ -48,12 +50,24 @@ def _file_stem(url: str) -> str:
 
 def navigation_reason(title: str, url: str, text: str = "") -> str | None:
     """Why the page is navigation rather than evidence (see the module docstring), or None."""
+    return page_navigation_reason(title, url) or list_reason(text)
+
+
+def page_navigation_reason(title: str, url: str) -> str | None:
+    """Why the page is navigation by its title or address alone, or None."""
     clean = " ".join(title.split())
     if clean and (_TITLE.match(clean) or _RELEASE_TITLE.match(clean)):
         return f"a navigation page ({clean[:60]!r})"
     stem = _file_stem(url)
     if stem and _FILE.match(stem):
         return f"a navigation page ({stem})"
+    return None
+
+
+def list_reason(text: str) -> str | None:
+    """Why a passage is a list of short lines rather than an explanation, or None. This is the shape
+    of one passage, not of the page: a command's reference page opens with its synopsis (short
+    lines of options) and explains them further down (`searching.keep_relevant` reads on)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     prose = [line for line in lines if len(line.split()) > PROSE_WORDS and line.endswith((".", ":"))]
     if len(lines) >= MIN_LIST_LINES and not prose:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from research_core.planning.question_shape import subjects
 from research_core.research.evidence import source_relevance
-from research_core.research.navigation import navigation_reason
+from research_core.research.navigation import list_reason, navigation_reason, page_navigation_reason
 from research_core.schemas import LogEntry, Source
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchBackend, SearchError, clip_source
 from research_core.services import Services
@@ -98,15 +98,22 @@ def best_first(sources: Iterable[Source]) -> list[Source]:
     return sorted(best.values(), key=lambda s: -s.relevance)
 
 
-def keep_relevant(question: str, sources: list[Source], limit: int, branch_id: str) -> tuple[list[Source], list[dict]]:
+def keep_relevant(
+    question: str, sources: list[Source], limit: int, branch_id: str, backends: Iterable[object] = ()
+) -> tuple[list[Source], list[dict]]:
     """The best `limit` sources that pass the relevance gate, and log entries naming those refused.
 
-    Navigation pages (indexes, site maps, change logs: `research.navigation`) are never evidence.
+    Navigation pages (indexes, site maps, change logs: `research.navigation`) are never evidence. A
+    passage that is only a list (a command's synopsis) stands for its page no longer where a backend
+    reads further into the document: its best passage with prose about `question` is read instead.
     """
     kept: list[Source] = []
     refused: list[str] = []
     for source in sources:
         navigation = navigation_reason(source.title, source.url, source.snippet)
+        if navigation and not page_navigation_reason(source.title, source.url):
+            prose = prose_passage(source, backends, question)
+            source, navigation = (prose, None) if prose is not None else (source, navigation)
         if navigation:
             refused.append(f"{source.title or source.url} ({navigation})")
             continue
@@ -125,6 +132,18 @@ def keep_relevant(question: str, sources: list[Source], limit: int, branch_id: s
         )
         log.append(entry.model_dump())
     return kept[:limit], log
+
+
+def prose_passage(source: Source, backends: Iterable[object], question: str) -> Source | None:
+    """The best passage about `question` of the document `source` shows a list of, that is not a list
+    itself, from the backend that found it (one with `passages_of(url, query)`); None when none reads on."""
+    reader = next((b for b in backends if getattr(b, "name", "") == source.backend and hasattr(b, "passages_of")), None)
+    if reader is None:
+        return None
+    for passage in reader.passages_of(source.url, question):
+        if not list_reason(passage.snippet):
+            return passage.model_copy(update={"relevance": source.relevance, "sub_question_id": source.sub_question_id})
+    return None
 
 
 def about_subject_first(question: str, sources: list[Source]) -> list[Source]:

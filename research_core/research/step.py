@@ -136,7 +136,7 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
         services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
     )
     source_limit, chars = prompt_budget(services)
-    sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id)
+    sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id, services.usable_backends())
     shown = passages_to_show(services, branch, topic, sources, chars)
     new_findings, cited, extra = extract_or_say_why(
         services, branch, shown, known, iteration, topic, len(found), payload["question"]

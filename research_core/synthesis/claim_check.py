@@ -46,6 +46,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 from research_core.synthesis.added_advice import added_advice
 from research_core.synthesis.both_sides import speaks_of_both
+from research_core.synthesis.branch_side import unnamed_side
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.evidence import Evidence, owners, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
@@ -217,12 +218,19 @@ def off_topic(sentence: str, topic: str, names: Iterable[str]) -> bool:
 
 
 def _subject_refusal(
-    bare: str, cited: list[str], evidence: Mapping[str, Evidence], names: list[str], implied: list[str]
+    bare: str,
+    cited: list[str],
+    evidence: Mapping[str, Evidence],
+    names: list[str],
+    implied: list[str],
+    side: Iterable[str] = (),
 ) -> str | None:
-    """Rules 1-2 for the whole sentence: each subject it names (or its heading implies) has a cited
-    source about it that says this of it (`says_of`); "both systems" cites a source about each."""
+    """Rules 1-2 for the whole sentence: each subject it names (or its heading implies, and the
+    branch side it speaks of: `branch_side`) has a cited source about it that says this of it
+    (`says_of`); "both systems" cites a source about each."""
     against = contrasted(bare, names)  # "unlike cluster, ...": said of the others, needing no source
-    for name in [n for n in named_in(bare, names) if n not in against] or implied:
+    spoken = [n for n in named_in(bare, names) if n not in against] or implied
+    for name in [*spoken, *(n for n in side if n not in spoken)]:
         if not any(name in evidence[sid].subjects for sid in cited):
             return f"names {name}, but cites no source about it"
         if not any(says_of(evidence[sid], bare, name, names) for sid in cited):
@@ -332,11 +340,14 @@ def check_claim(
     names: Iterable[str],
     implied: Iterable[str] = (),
     before: str = "",
+    side: Iterable[str] = (),
 ) -> str | None:
     """Why the cited sources do not back `sentence` (rules 1-4 and the support share), or None when they do.
 
     `implied`: the subjects a sentence naming none is about all the same (its section's heading);
-    `before`: the text a reader has just read (the heading, label and sentences before it).
+    `before`: the text a reader has just read (the heading, label and sentences before it);
+    `side`: the side of a comparison the text answers for (`branch_side`), which a sentence naming
+    no documented subject speaks of.
     """
     names = list(names)
     bare = MARKER.sub("", sentence).strip()
@@ -348,6 +359,7 @@ def check_claim(
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
     implied = [n.lower() for n in implied]
+    side = unnamed_side(bare, side, evidence, names)
     if speaks_of_both(bare) and not named_in(bare, names):
         # "In both systems, ..." says it of each subject its sources are about: each side's own
         # sources must hold it, as if the sentence named them
@@ -355,12 +367,12 @@ def check_claim(
         implied = sorted({n for sid in cited for n in evidence[sid].subjects if n in own}) or implied
     refusal = (
         owned_option(bare, cited, evidence, names)
-        or _subject_refusal(bare, cited, evidence, names, implied)
+        or _subject_refusal(bare, cited, evidence, names, implied, side)
         or next(
             (
                 r
-                for clause, side in _sides(bare, names, implied)
-                if (r := _side_refusal(clause, bare, side, cited, evidence, names, before))
+                for clause, one in _sides(bare, names, implied, side)
+                if (r := _side_refusal(clause, bare, one, cited, evidence, names, before))
             ),
             None,
         )
@@ -379,18 +391,20 @@ def check_claim(
     return next(
         (
             r
-            for clause, side in _sides(bare, names, implied)
-            if (r := fused(clause, [evidence[sid] for sid in _side_pool(clause, side, cited, evidence, names)]))
+            for clause, one in _sides(bare, names, implied, side)
+            if (r := fused(clause, [evidence[sid] for sid in _side_pool(clause, one, cited, evidence, names)]))
         ),
         None,
     )
 
 
-def _sides(bare: str, names: list[str], implied: list[str]) -> Iterator[tuple[str, str]]:
+def _sides(bare: str, names: list[str], implied: list[str], side: Iterable[str] = ()) -> Iterator[tuple[str, str]]:
     """Each clause of the sentence with each side it speaks of ("" for none): a clause naming no
-    subject is about the subjects its heading implies, when the sentence names none."""
+    subject is about the subjects its heading implies, when the sentence names none; and every
+    clause of a sentence naming no documented subject is about its branch's `side` too."""
     named = named_in(bare, names)
     against = contrasted(bare, names)
     for clause in clauses(bare):
-        for side in [n for n in named_in(clause, names) if n not in against] or (implied if not named else []) or [""]:
-            yield clause, side
+        spoken = [n for n in named_in(clause, names) if n not in against] or (implied if not named else [])
+        for one in [*spoken, *(n for n in side if n not in spoken)] or [""]:
+            yield clause, one

@@ -23,11 +23,13 @@ def with_marker(sentence: str, sid: str) -> str:
 @dataclass(frozen=True)
 class ClaimContext:
     """What every sentence of one text is checked against: each source's evidence, the question's
-    subjects (names) and its words (the topic)."""
+    subjects (names) and its words (the topic), and the side of a comparison a branch's answer is
+    about (a sentence naming no documented subject speaks of it)."""
 
     evidence: Mapping[str, Evidence]
     names: tuple[str, ...] = ()
     topic: str = ""
+    side: tuple[str, ...] = ()  # the comparison's side the text answers for (`branch_side`)
 
     @property
     def texts(self) -> dict[str, str]:

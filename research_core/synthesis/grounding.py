@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from research_core.synthesis.branch_side import branch_side
 from research_core.synthesis.claim_check import check_claim, is_wording, off_topic
 from research_core.synthesis.claim_context import MARKER, ClaimContext, Walk, with_marker
 from research_core.synthesis.evidence import build_evidence
@@ -123,7 +124,11 @@ def _needed(bare: str, group: list[str], context: ClaimContext, walk: Walk) -> l
     kept = list(group)
     for sid in group:
         rest = [s for s in kept if s != sid]
-        if rest and check_claim(bare, rest, context.evidence, context.names, walk.implied, walk.before) is None:
+        if (
+            rest
+            and check_claim(bare, rest, context.evidence, context.names, walk.implied, walk.before, context.side)
+            is None
+        ):
             kept = rest
     return kept
 
@@ -153,7 +158,7 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     if unfinished:
         reason = f"its sources hold no ending for '... {unfinished.group(0).strip()}': the sentence is unfinished"
     for group in [] if unfinished else _candidates(bare, cited, context):
-        why = check_claim(bare, group, context.evidence, context.names, walk.implied, walk.before)
+        why = check_claim(bare, group, context.evidence, context.names, walk.implied, walk.before, context.side)
         if why is None and off_topic(
             f"{bare} {' '.join(context.evidence[sid].text for sid in group)}", context.topic, context.names
         ):
@@ -235,6 +240,7 @@ def ground_text(
     names: Iterable[str] = (),
     topic: str = "",
     known: Iterable[str] = (),
+    branch: str = "",
 ) -> Grounded:
     """Check every factual statement of `text` against `sources` (id -> source record).
 
@@ -242,11 +248,13 @@ def ground_text(
     passage when it has none; `names` are the question's subjects and `topic` its words
     (`claim_check`). A fenced code block counts as one statement: no source showing it, no block
     (a small model's code is written from memory). A statement repeating one of `known` (the text
-    around this one) or one made earlier goes.
+    around this one) or one made earlier goes. When the text answers `branch`, one side of a
+    comparison (`branch_side`), a sentence naming no documented subject is checked as that side's.
     """
     out = Grounded(text="")
     walk = Walk(seen=[MARKER.sub("", k).strip() for k in known])
-    context = ClaimContext(build_evidence(sources, quotes or {}, names), tuple(names), topic)
+    evidence = build_evidence(sources, quotes or {}, names)
+    context = ClaimContext(evidence, tuple(names), topic, branch_side(branch, topic, evidence, names))
     texts = context.texts
     text = citations_to_their_line(without_reference_entries(fences_on_their_line(text)))
     text = _CITE_AFTER_STOP.sub(r"\2\1", text)

@@ -66,7 +66,10 @@ def _one_quote_instead(bare: str, cited: list[str], context: ClaimContext, walk:
             return None
         if is_near_duplicate(sentence, walk.seen, REPEAT_BAR) is not None:
             continue
-        if check_claim(sentence, [sid], context.evidence, context.names, walk.implied, walk.before) is not None:
+        if (
+            check_claim(sentence, [sid], context.evidence, context.names, walk.implied, walk.before, context.side)
+            is not None
+        ):
             continue
         if off_topic(f"{sentence} {context.evidence[sid].text}", context.topic, context.names):
             continue

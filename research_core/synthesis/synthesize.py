@@ -160,7 +160,13 @@ def answer_branch(
     if config.verify_citations and cited_source_ids(answer.text):
         check_citations(services, answer, sources, branch.id)
     answer.text, grounding_fields, grounding_log = ground_branch_answer(
-        answer.text, findings, sources, reverse, bullet_list, f"{branch.question_text} {question}".strip()
+        answer.text,
+        findings,
+        sources,
+        reverse,
+        bullet_list,
+        f"{branch.question_text} {question}".strip(),
+        branch.question_text,
     )
     answer.fields.update(grounding_fields)
     answer.log.append(LogEntry(node="synthesize_branch", branch=branch.id, **grounding_log).model_dump())
@@ -197,6 +203,7 @@ def ground_branch_answer(
     reverse: dict[int, str],
     bullet_list: str,
     topic: str = "",
+    branch: str = "",
 ) -> tuple[str, dict[str, Any], dict[str, str]]:
     """Ground a branch answer in its sources; (text, branch fields, log entry fields).
 
@@ -209,7 +216,7 @@ def ground_branch_answer(
     quotes, names = finding_quotes(findings), question_subjects(topic)
 
     def ground(body: str) -> Grounded:
-        return ground_text(body, by_id, quotes, names, topic)
+        return ground_text(body, by_id, quotes, names, topic, branch=branch)
 
     grounded = ground(text)
     if grounded.statements and not cited_source_ids(grounded.text) and findings:
