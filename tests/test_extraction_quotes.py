@@ -100,6 +100,8 @@ def test_navigation_pages_by_title_address_and_shape():
     assert navigation_reason("Index — Python 3.11 documentation", "/x/genindex-all.html")
     assert navigation_reason("Python Module Index", "/x/py-modindex.html")
     assert navigation_reason("E.1. Release 15.1", "/x/release-15-1.html")
+    # Sphinx writes a typographic apostrophe: held-out round FF cited four of these as evidence
+    assert navigation_reason("What’s New In Python 3.3 — Python 3.11.2 documentation", "/x/whatsnew/3.3.html")
     assert navigation_reason("", "/x/notes.html", "\n".join(f"Link {i}" for i in range(12)))
     # pages about indexes are not indexes
     assert navigation_reason("CREATE INDEX", "/x/sql-createindex.html") is None
@@ -263,6 +265,13 @@ def test_a_program_copied_from_a_page_is_not_offered_as_a_sentence():
     assert states_nothing(program)
     assert not states_nothing("highWaterMark <integer> Default: 64 * 1024 sets how much a stream reads at once.")
     assert not states_nothing("The fs.readFile() function buffers the entire file.")
+    # held-out round FF, m9: an interactive session and an SQL table with its comments became findings
+    assert states_nothing('>>> sqlite3.enable_callback_tracebacks(True) >>> con = sqlite3.connect(":memory:")')
+    assert states_nothing(
+        "CREATE TABLE t1( t TEXT, -- text affinity by rule 2 nu NUMERIC, -- numeric affinity by rule 5 "
+        "i INTEGER, -- integer affinity by rule 1 r REAL, -- real affinity by rule 4"
+    )
+    assert not states_nothing("The value -- once stored -- keeps the storage class it was given.")
 
 
 def test_a_breadcrumb_trail_is_not_offered_as_a_sentence():

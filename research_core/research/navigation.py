@@ -23,7 +23,7 @@ _TITLE = re.compile(
     r"documentation(?: index| home| contents)?)"
     # "Index", "General Index", "Python Module Index" (not "CREATE INDEX": the word before must say so)
     r"|(?:(?:general|alphabetical|keyword|book|document|master|permuted|python module|module)\s+)?index"
-    r"|contents|toc|changes|what'?s new\b.*|news|search(?: results| page)?|all pages"
+    r"|contents|toc|changes|what['’]?s new\b.*|news|search(?: results| page)?|all pages"
     r")" + _TAIL,
     re.IGNORECASE,
 )

@@ -121,8 +121,11 @@ _NOT_PROSE = re.compile(
     r"\)\s*;\s*$|^\s*(?:(?:const|unsigned|static|struct|typedef)\s+)*(?:int|void|char|double|sqlite3\w*)\s*\**\s*\w+\s*\(|"
     r"^(?:New|Changed|Deprecated) in version [\d.]+\.?$|^(?:Added|Deprecated) in:? v?[\d.]+\.?$"
 )
-# what a line of a program has and a sentence has not: statement ends, braces, arrows, declarations
-_CODE_MARK = re.compile(r";\s|[{}]|=>|\b(?:const|let|var|import|function)\s+[\w{]|\brequire\(")
+# what a line of a program has and a sentence has not: statement ends, braces, arrows, declarations,
+# SQL's line comments ("nu NUMERIC, -- numeric affinity by rule 5")
+_CODE_MARK = re.compile(r";\s|[{}]|=>|\b(?:const|let|var|import|function)\s+[\w{]|\brequire\(|\s--\s")
+# an interactive session's prompt: ">>> con = sqlite3.connect(":memory:")" is a program, whatever follows it
+_PROMPT = re.compile(r"(?:^|\s)>>>\s")
 CODE_MARKS = 3
 # an API entry's header: "Class: Worker# Added in: v10.5.0 Extends: <EventEmitter>"
 _API_HEADER = re.compile(r"\b(?:Added in|Extends|Stability|Deprecated since|Compatibility):\s")
@@ -139,8 +142,8 @@ def states_nothing(sentence: str) -> bool:
         return True
     if is_breadcrumb(sentence):
         return True  # "Apache > HTTP Server > Documentation > Modules": where the page sits, not a fact
-    if len(_CODE_MARK.findall(sentence)) >= CODE_MARKS:
-        return True  # a program ("const fs = require('node:fs'); ... { signal }"), not a sentence
+    if len(_CODE_MARK.findall(sentence)) >= CODE_MARKS or _PROMPT.search(sentence):
+        return True  # a program ("const fs = require('node:fs'); ... { signal }", ">>> import sqlite3"), not a sentence
     if _POINTER.search(sentence):
         return True
     headers = _API_HEADER.findall(sentence)
