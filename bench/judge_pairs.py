@@ -27,7 +27,11 @@ how many the engine removed, and of those judged supported, how many it kept.
 Run:
   .venv/bin/python -m bench.judge_pairs extract --runs-db RUNS.db --json RUNS.json \
       --out bench/judged/ROUND/pairs.jsonl [--sample 12]
+  .venv/bin/python -m bench.judge_pairs carry --pairs bench/judged/ROUND/pairs.jsonl
   .venv/bin/python -m bench.judge_pairs summary --pairs bench/judged/ROUND/pairs.jsonl
+
+`carry` fills each unlabelled pair with the label a reader gave the same pair (same sentence, same
+page) in an earlier round, newest first, naming that round in `carried_from`.
 """
 
 from __future__ import annotations
@@ -212,6 +216,40 @@ def summary(args: argparse.Namespace) -> None:
         args.json.write_text(json.dumps(figures, indent=2), encoding="utf-8")
 
 
+def pair_key(sentence: str, url: str) -> tuple[str, str]:
+    """What makes two pairs the same pair: the sentence's words (citation numbers and case aside) and the page."""
+    return re.sub(r"\W+", " ", _CITATION.sub("", sentence).lower()).strip(), url
+
+
+JUDGED = Path(__file__).resolve().parent / "judged"
+
+
+def carry(pairs: Path, judged: Path = JUDGED) -> None:
+    """Give each unlabelled pair of `pairs` the label and reason a reader gave the same pair in an
+    earlier round (newest round first), with `carried_from` naming it; rewrite the file in place."""
+    earlier: dict[tuple[str, str], dict[str, str]] = {}
+    for path in sorted(judged.glob("round-*/pairs*.jsonl"), reverse=True):
+        if path.resolve() == pairs.resolve():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            pair = json.loads(line)
+            if pair.get("label"):
+                key = pair_key(pair["sentence"], pair["url"])
+                earlier.setdefault(
+                    key, {"label": pair["label"], "reason": pair.get("reason", ""), "round": path.parent.name}
+                )
+    rows = [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines()]
+    carried = 0
+    for row in rows:
+        found = None if row.get("label") else earlier.get(pair_key(row["sentence"], row["url"]))
+        if found:
+            row.update(label=found["label"], reason=found["reason"], carried_from=found["round"])
+            carried += 1
+    pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    left = sum(1 for r in rows if not r.get("label"))
+    print(f"{carried} of {len(rows)} pairs carried from earlier rounds; {left} left to read")
+
+
 def main(argv: list[str] | None = None) -> None:
     """`extract` pairs from kept runs, or `summary` of a labelled pairs file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -223,6 +261,8 @@ def main(argv: list[str] | None = None) -> None:
     ex.add_argument("--sample", type=int, default=None, help="at most N pairs per run, chosen at random")
     ex.add_argument("--seed", type=int, default=0)
     ex.add_argument("--force", action="store_true", help="overwrite a file that holds labels")
+    ca = sub.add_parser("carry", help="fill unlabelled pairs from earlier rounds' labels of the same pair")
+    ca.add_argument("--pairs", type=Path, required=True)
     su = sub.add_parser("summary", help="label counts (and engine agreement) of a pairs file")
     su.add_argument("--pairs", type=Path, required=True)
     su.add_argument("--json", type=Path, default=None, help="write the figures here")
@@ -231,6 +271,8 @@ def main(argv: list[str] | None = None) -> None:
         if not args.runs_db.is_file():
             sys.exit(f"{args.runs_db} does not exist")
         extract(args)
+    elif args.command == "carry":
+        carry(args.pairs)
     else:
         summary(args)
 

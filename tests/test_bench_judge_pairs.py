@@ -30,3 +30,25 @@ def test_a_sentence_the_report_repeats_is_one_pair_to_judge():
         ("Ranking in PostgreSQL uses ts_rank [2].", 2),
     ]
     assert uncited == 0
+
+
+def test_a_pair_read_in_an_earlier_round_carries_its_label_and_a_new_one_is_left_to_read(tmp_path):
+    import json
+
+    from bench.judge_pairs import carry
+
+    judged = tmp_path / "judged"
+    (judged / "round-a").mkdir(parents=True)
+    url = "/usr/share/doc/sqlite3/fts5.html"
+    earlier = {"sentence": LEAD, "url": url, "label": "supported", "reason": "fts5.html: bm25 ranks results"}
+    (judged / "round-a" / "pairs.jsonl").write_text(json.dumps(earlier) + "\n", encoding="utf-8")
+    new = tmp_path / "pairs.jsonl"
+    rows = [
+        {"sentence": LEAD.replace("[1]", "[3]"), "url": url, "label": "", "reason": ""},
+        {"sentence": LEAD, "url": "/usr/share/doc/sqlite3/fts3.html", "label": "", "reason": ""},
+    ]
+    new.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    carry(new, judged)
+    out = [json.loads(line) for line in new.read_text(encoding="utf-8").splitlines()]
+    assert out[0]["label"] == "supported" and out[0]["carried_from"] == "round-a"
+    assert out[1]["label"] == "" and "carried_from" not in out[1]

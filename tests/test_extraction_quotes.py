@@ -156,6 +156,23 @@ def test_a_name_that_spells_a_topic_word_is_not_that_topic():
     assert quote_on_topic("A window function performs a calculation across a set of table rows.", focus)
 
 
+def test_a_quote_naming_the_function_or_command_asked_about_is_on_topic():
+    from research_core.research.extraction import quote_on_topic
+
+    # held-out round FF, s3 and s7: both ended with no finding, these refused as "not about this sub-question"
+    lru = "What does Python's functools.lru_cache decorator do?"
+    assert quote_on_topic(
+        "The two principal tools for caching methods are functools.cached_property() and functools.lru_cache().", lru
+    )
+    explain = "What does EXPLAIN ANALYZE show in PostgreSQL?"
+    assert quote_on_topic("You can use the EXPLAIN command to see what query plan the planner creates.", explain)
+    # the system's name, a word spelled like the keyword, or a short acronym does not make a quote on topic
+    assert not quote_on_topic("This part contains reference information for PostgreSQL server applications.", explain)
+    assert not quote_on_topic("To explain a failure, the server writes a message to its log file.", explain)
+    keep_alive = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
+    assert not quote_on_topic("Each HTTP request is written to the access log file.", keep_alive)
+
+
 def test_a_branch_asking_only_for_the_difference_borrows_the_main_questions_topic():
     """ "What is the difference between fs.readFile and fs.createReadStream in Node.js?" has no topic
     word but its names (and the "js" of "Node.js" is part of a name): the main question's words decide."""
