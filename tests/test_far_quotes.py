@@ -74,3 +74,12 @@ def test_a_run_keeps_the_window_quote_and_refuses_the_monitoring_one(tmp_path):
     assert ON_TOPIC in quotes
     assert not any("check_postgres" in q for q in quotes)
     assert any("far in meaning from the question" in entry.message for entry in runner.snapshot(snap.run_id).log)
+
+
+def test_the_command_asked_about_stays_in_the_comparison():
+    # held-out round FF/GG, s7: without its keywords "What does EXPLAIN ANALYZE show in PostgreSQL?" read as
+    # "What does show in ?", and the EXPLAIN page's own summary was refused as far in meaning
+    question = "What does EXPLAIN ANALYZE show in PostgreSQL?"
+    plan = "You can use the EXPLAIN command to see what query plan the planner creates for any query."
+    executed = "Keep in mind that the statement is actually executed when the ANALYZE option is used."
+    assert far_quotes([plan, executed, MONITORING], question) == {2}

@@ -6,7 +6,8 @@ returned by this method has a default highWaterMark of 64 KiB."); a run of ten s
 ends with five findings, and the report can say only what they hold. So, after the model has
 answered, the engine adds for each shown source it picked nothing from the sentence closest in
 meaning to the branch's question (`text.embedding`, the question's subjects left out of both:
-every sentence of the right manual names its system), when that sentence is at least
+every sentence of the right manual names its system; but not the function, option or command asked
+about, `text.names.is_asked_name`), when that sentence is at least
 `ENGINE_PICK_BAR` close, at most `MAX_ENGINE_PICKS` a step, best first. A pick is a finding
 like the model's: it goes through every rule of `extraction`, and its confidence says the model
 did not choose it. Without the embedding model there are no engine picks.
@@ -26,7 +27,7 @@ from research_core.research.quotes import FIELD, NumberedSentence
 from research_core.schemas import ExtractedFinding
 from research_core.text import embedding
 from research_core.text.anaphora import leans_back
-from research_core.text.names import without_names
+from research_core.text.names import is_asked_name, without_names
 from research_core.text.words import content_words
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ def engine_picks(
     ]
     if not candidates or not embedding.available():
         return []
-    names = subjects(focus)
+    names = [n for n in subjects(focus) if not is_asked_name(n)]
     try:
         scores = embedding.similarities(without_names(focus, names), [without_names(s.text, names) for s in candidates])
     except Exception as exc:  # the picks are extra evidence: a failure leaves the model's picks alone

@@ -44,7 +44,7 @@ from research_core.research.quotes import (
 from research_core.schemas import ExtractedFinding, Finding, FindingsOutput, LogEntry, Source, SubQuestion, stable_id
 from research_core.services import Services
 from research_core.text.anaphora import leans_back
-from research_core.text.names import named_in
+from research_core.text.names import named_in, names_asked
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, same_stem, support_share
 from research_core.text.terms import missing_terms
@@ -90,31 +90,13 @@ def _topical(text: str) -> tuple[list[str], set[str]]:
     return names, topic_words(text) - content_words(" ".join([*names, *named_words]))
 
 
-# a name that is the thing asked about, not the system it belongs to: a function or option written
-# as code ("functools.lru_cache", "worker_threads") or a command keyword in capitals ("EXPLAIN",
-# "VACUUM"; acronyms of four letters or fewer, "JSON", "HTTP", are left to the topic words)
-_CODE_NAME = re.compile(r"[._]|\(\)|^--")
-MIN_KEYWORD_LETTERS = 5
-
-
-def names_what_is_asked(quote: str, names: list[str]) -> bool:
-    """The quote names a function, option or command keyword the question asks about (`_CODE_NAME`,
-    capitals of `MIN_KEYWORD_LETTERS` or more, matched as written): "You can use the EXPLAIN command to
-    see what query plan the planner creates" is about "What does EXPLAIN ANALYZE show?" though it
-    does not say "show"."""
-    for name in names:
-        if _CODE_NAME.search(name) and named_in(quote, [name]):
-            return True
-        if name.isupper() and len(name) >= MIN_KEYWORD_LETTERS and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", quote):
-            return True
-    return False
-
-
 def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
     """Rule 3: the quote itself shares a topic word (by stem, `support.same_stem`) with the branch's
     question, not counting the names of its subjects (a page about the right system also says things
     about other topics), or names the function, option or command the question asks about
-    (`names_what_is_asked`), or names two of its subjects. A branch question whose only words are its
+    (`text.names.names_asked`: "You can use the EXPLAIN command to see what query plan the planner
+    creates" is about "What does EXPLAIN ANALYZE show?" though it does not say "show"), or names two
+    of its subjects. A branch question whose only words are its
     names and its frame ("What is the difference between fs.readFile and fs.createReadStream in Node.js?") borrows the
     topic words of the main `question` ("read a file", "streaming", "memory use")."""
     names, topical = _topical(focus)
@@ -122,7 +104,7 @@ def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
         topical = _topical(question)[1]
     if not topical or not looks_english(focus):
         return True
-    if names_what_is_asked(quote, names):
+    if names_asked(quote, names):
         return True
     if len(named_in(quote, names)) >= 2:
         return True  # a sentence setting two of the question's subjects side by side is what a comparison needs

@@ -18,6 +18,31 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w]){spelled}(?:e?s)?(?![^\W\d_])", re.IGNORECASE)
 
 
+# a name that is the thing asked about, not the system it belongs to: a function or option written
+# as code ("functools.lru_cache", "worker_threads") or a command keyword in capitals ("EXPLAIN",
+# "VACUUM"); acronyms of four letters or fewer ("JSON", "HTTP") and product names ("PostgreSQL") are not
+_CODE_NAME = re.compile(r"[._]|\(\)|^--")
+MIN_KEYWORD_LETTERS = 5
+
+
+def is_asked_name(name: str) -> bool:
+    """Whether `name` names the function, option or command a question asks about (see above)."""
+    return bool(_CODE_NAME.search(name)) or (name.isupper() and len(name) >= MIN_KEYWORD_LETTERS)
+
+
+def names_asked(text: str, names: Iterable[str]) -> list[str]:
+    """The asked-about names (`is_asked_name`) `text` mentions; a keyword in capitals only as written
+    ("EXPLAIN", not "explain")."""
+    found = []
+    for name in (n for n in names if is_asked_name(n)):
+        if _CODE_NAME.search(name):
+            if named_in(text, [name]):
+                found.append(name)
+        elif re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+            found.append(name)
+    return found
+
+
 def named_in(text: str, names: Iterable[str]) -> list[str]:
     """The names (lower-cased) that `text` mentions."""
     return [n.lower() for n in names if _name_pattern(n).search(text)]
