@@ -87,3 +87,44 @@ def test_the_branch_answer_passes_its_question_to_the_check():
         "can hold values of type INTEGER, REAL, or TEXT depending on the type of the corresponding JSON field"
         not in text.split("Also found")[0]
     )
+
+
+def test_a_branch_naming_a_module_of_another_system_needs_a_source_about_one_of_them():
+    # round CC-EE regrade: the sqlite3 branch of m4 names Python and, through "sqlite3", SQLite; Python's
+    # own page about the module must be enough for a sentence naming neither
+    question = (
+        "What transaction isolation levels does PostgreSQL offer, how does SQLite isolate transactions, and which "
+        "settings of Python's sqlite3 module control transactions?"
+    )
+    branch = "Which settings of Python's sqlite3 module control transactions?"
+    sources = {
+        "py": {
+            "title": "sqlite3 — DB-API 2.0 interface for SQLite databases — Python 3.11.2 documentation",
+            "url": "/usr/share/doc/python3.11/html/library/sqlite3.html",
+            "snippet": "",
+        },
+        "pg": {
+            "title": "13.2. Transaction Isolation",
+            "url": "/usr/share/doc/postgresql-doc-15/html/transaction-iso.html",
+            "snippet": "",
+        },
+        "plpy": {
+            "title": "46.8. Transaction Management",
+            "url": "/usr/share/doc/postgresql-doc-15/html/plpython-transactions.html",
+            "snippet": "",
+        },
+    }
+    quotes = {
+        "py": ["These methods allow you to commit or roll back pending transactions respectively."],
+        "pg": ["Read Committed is the default isolation level in PostgreSQL."],
+        "plpy": ["To commit the current transaction, call plpy.commit()."],
+    }
+    names = question_subjects(f"{branch} {question}")
+    text = (
+        "These methods allow you to commit or roll back pending transactions respectively [[src:py]]. "
+        "To commit the current transaction, call plpy.commit() [[src:plpy]]."
+    )
+    out = ground_text(text, sources, quotes, names, f"{branch} {question}", branch=branch)
+    assert "These methods allow you to commit or roll back" in out.text
+    # PL/Python's transaction call is PostgreSQL's, not the sqlite3 module's
+    assert "plpy.commit" not in out.text

@@ -8,20 +8,14 @@ QUESTION = (
     "and how are JSON values stored?"
 )
 PG_BRANCH = "How are JSON values stored in PostgreSQL?"
-FLEX = Source(
-    id="flex",
-    title="The Advantages Of Flexible Typing",
-    url="/usr/share/doc/sqlite3/flextypegood.html",
-    snippet="",
-    backend="library",
-)
-PG_JSON = Source(
-    id="pg",
-    title="8.14. JSON Types",
-    url="/usr/share/doc/postgresql-doc-15/html/datatype-json.html",
-    snippet="",
-    backend="library",
-)
+
+
+def _page(sid: str, title: str, url: str) -> Source:
+    return Source(id=sid, title=title, url=url, snippet="", backend="library")
+
+
+FLEX = _page("flex", "The Advantages Of Flexible Typing", "/usr/share/doc/sqlite3/flextypegood.html")
+PG_JSON = _page("pg", "8.14. JSON Types", "/usr/share/doc/postgresql-doc-15/html/datatype-json.html")
 SQLITE_QUOTE = (
     'The json_tree and json_each table-valued functions that are built into SQLite both have a "value" column '
     "that can hold values of type INTEGER, REAL, or TEXT depending on the type of the corresponding JSON field."
@@ -43,7 +37,7 @@ def test_the_branchs_own_manual_the_flat_branch_and_unowned_pages_are_left_alone
     own = "Because the json type stores an exact copy of the input text, it will preserve white space."
     assert other_sides_quote(own, PG_JSON, PG_BRANCH, QUESTION, [FLEX, PG_JSON]) is None
     assert other_sides_quote(SQLITE_QUOTE, FLEX, QUESTION, QUESTION, [FLEX, PG_JSON]) is None
-    blog = Source(id="b", title="JSON in databases", url="https://example.org/json.html", snippet="", backend="library")
+    blog = _page("b", "JSON in databases", "https://example.org/json.html")
     assert other_sides_quote(SQLITE_QUOTE, blog, PG_BRANCH, QUESTION, [blog, PG_JSON]) is None
 
 
@@ -51,12 +45,8 @@ def test_a_branch_naming_no_documented_subject_is_left_alone():
     # every page is Apache's manual; the branch names the MPM, which owns no manual
     question = "How do Apache's prefork, worker and event MPMs differ in how they serve connections?"
     branch = "How does the prefork MPM serve connections?"
-    page = Source(
-        id="m",
-        title="mpm_common - Apache HTTP Server Version 2.4",
-        url="/usr/share/doc/apache2-doc/manual/en/mod/mpm_common.html",
-        snippet="",
-        backend="library",
+    page = _page(
+        "m", "mpm_common - Apache HTTP Server Version 2.4", "/usr/share/doc/apache2-doc/manual/en/mod/mpm_common.html"
     )
     quote = "The MaxRequestWorkers directive sets the limit on the number of simultaneous requests that will be served."
     assert other_sides_quote(quote, page, branch, question, [page]) is None
@@ -70,27 +60,17 @@ def test_python_s_module_branch_takes_no_postgresql_fact():
         "settings of Python's sqlite3 module control transactions?"
     )
     branch = "Which settings of Python's sqlite3 module control transactions?"
-    pg_page = Source(
-        id="t",
-        title="SET TRANSACTION",
-        url="/usr/share/doc/postgresql-doc-15/html/sql-set-transaction.html",
-        snippet="",
-        backend="library",
-    )
-    python_page = Source(
-        id="p",
-        title="sqlite3 — DB-API 2.0 interface for SQLite databases — Python 3.11.7 documentation",
-        url="/usr/share/doc/python3.11/html/library/sqlite3.html",
-        snippet="",
-        backend="library",
+    pg_page = _page("t", "SET TRANSACTION", "/usr/share/doc/postgresql-doc-15/html/sql-set-transaction.html")
+    python_page = _page(
+        "p",
+        "sqlite3 — DB-API 2.0 interface for SQLite databases — Python 3.11.7 documentation",
+        "/usr/share/doc/python3.11/html/library/sqlite3.html",
     )
     quote = "The transaction isolation level cannot be changed after the first query or data-modification statement."
     assert other_sides_quote(quote, pg_page, branch, question, [pg_page, python_page])
     own = "The isolation_level attribute controls the transaction handling implicitly performed by the sqlite3 module."
     assert other_sides_quote(own, python_page, branch, question, [pg_page, python_page]) is None
     # SQLite's own manual stays open to the module's branch: the module is SQLite's library ("sqlite3")
-    sqlite_page = Source(
-        id="s", title="Transaction", url="/usr/share/doc/sqlite3/lang_transaction.html", snippet="", backend="library"
-    )
+    sqlite_page = _page("s", "Transaction", "/usr/share/doc/sqlite3/lang_transaction.html")
     deferred = "Transactions can be DEFERRED, IMMEDIATE, or EXCLUSIVE. The default transaction behavior is DEFERRED."
     assert other_sides_quote(deferred, sqlite_page, branch, question, [sqlite_page, python_page]) is None

@@ -12,7 +12,9 @@ A *documented* subject is one whose documentation some source of the text is (`e
 folder or site of its address names it): a system, not a topic such as JSON. A branch whose question
 names some of the question's documented subjects and not all of them is about those (`branch_side`);
 a sentence of its answer that names none of the documented subjects is checked as if it named its
-side (`unnamed_side`): it must cite a source about that side which says it.
+side (`unnamed_side`): it must cite a source about that side which says it. A side the branch names
+twice over ("Python's sqlite3 module": Python, and SQLite through "sqlite3") needs a source about one
+of its subjects, not both.
 """
 
 from __future__ import annotations
@@ -41,10 +43,17 @@ def branch_side(branch: str, question: str, evidence: Mapping[str, Evidence], na
 
 
 def unnamed_side(
-    sentence: str, side: Iterable[str], evidence: Mapping[str, Evidence], names: Iterable[str]
+    sentence: str,
+    side: Iterable[str],
+    evidence: Mapping[str, Evidence],
+    names: Iterable[str],
+    cited: Iterable[str] = (),
 ) -> list[str]:
-    """`side` when `sentence` names no documented subject (so it speaks of the branch's side), else []."""
+    """The side `sentence` speaks of when it names no documented subject, else []. A side of several
+    subjects ("Python's sqlite3 module" names Python and, through sqlite3, SQLite) is one thing: the
+    sentence needs a source about one of them, the first a cited source is about."""
     side = [s.lower() for s in side]
-    if not side:
+    if not side or named_in(sentence, documented_subjects(evidence, names)):
         return []
-    return [] if named_in(sentence, documented_subjects(evidence, names)) else side
+    about = [n for n in side if any(n in evidence[sid].subjects for sid in cited if sid in evidence)]
+    return (about or side)[:1]

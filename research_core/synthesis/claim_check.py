@@ -42,12 +42,13 @@ with the question and name none of its subjects: they are removed even when a so
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 
 from research_core.synthesis.added_advice import added_advice
 from research_core.synthesis.both_sides import speaks_of_both
 from research_core.synthesis.branch_side import unnamed_side
 from research_core.synthesis.claim_context import MARKER
+from research_core.synthesis.clauses import clause_sides
 from research_core.synthesis.evidence import Evidence, owners, says_of, sentences_of
 from research_core.synthesis.grafted_phrase import grafted_phrase
 from research_core.synthesis.leaning_subject import leaning_subject
@@ -64,11 +65,6 @@ from research_core.text.support import SUPPORT_BAR, retold_sentence, stem_share,
 from research_core.text.terms import backticked, code_names, missing_terms, term_in
 from research_core.text.words import looks_english
 
-# where one side of a comparison ends and the other begins
-_CLAUSE_BREAK = re.compile(
-    r";|,?\s+\b(?:while|whereas|but|although|unlike|in contrast|on the other hand)\b|,\s+and\s+(?=[A-Z])",
-    re.IGNORECASE,
-)
 # Share of a cited sentence's word stems its sources must hold. Read against judged pairs (rounds
 # D-F, 387 pairs), half of the words let through 37 of 39 sentences labelled wrong and all 36
 # labelled partly; three quarters removes about half of both for one supported sentence in eleven.
@@ -315,22 +311,21 @@ _WORDING = re.compile(
 )
 
 
-# "The (main) difference between X and Y is that ...": what follows says which side does what
-_DIFFERENCE_LEAD_IN = re.compile(
-    r"^(?:the\s+)?(?:main\s+|key\s+|major\s+)?differences?\s+between\s+.{1,120}?\s+(?:is|are)\s+that\s+", re.I
-)
-
-
 def is_wording(reason: str) -> bool:
     """The refusal is about wording: the sentence retells its quote with words the quote lacks."""
     return bool(_WORDING.search(reason))
 
 
-def clauses(sentence: str) -> list[str]:
-    """The sentence cut where a comparison turns from one side to the other, after its lead-in
-    ("The difference between X and Y is that"), which names both sides and states nothing."""
-    parts = [p.strip(" ,") for p in _CLAUSE_BREAK.split(_DIFFERENCE_LEAD_IN.sub("", sentence, count=1))]
-    return [p for p in parts if p and re.search(r"\w", p)] or [sentence]
+def _implied(
+    bare: str, cited: list[str], evidence: Mapping[str, Evidence], names: list[str], implied: Iterable[str]
+) -> list[str]:
+    """The subjects a sentence naming none speaks of: its heading's, or, for "In both systems, ...",
+    each subject its sources are about (each side's own sources must hold it, as if it named them)."""
+    implied = [n.lower() for n in implied]
+    if speaks_of_both(bare) and not named_in(bare, names):
+        own = {n.lower() for n in names}
+        return sorted({n for sid in cited for n in evidence[sid].subjects if n in own}) or implied
+    return implied
 
 
 def check_claim(
@@ -358,20 +353,15 @@ def check_claim(
     share = support_share(bare, whole)
     if share < SUPPORT_BAR:
         return f"its sources hold {share:.0%} of its words"
-    implied = [n.lower() for n in implied]
-    side = unnamed_side(bare, side, evidence, names)
-    if speaks_of_both(bare) and not named_in(bare, names):
-        # "In both systems, ..." says it of each subject its sources are about: each side's own
-        # sources must hold it, as if the sentence named them
-        own = {n.lower() for n in names}
-        implied = sorted({n for sid in cited for n in evidence[sid].subjects if n in own}) or implied
+    implied = _implied(bare, cited, evidence, names, implied)
+    side = unnamed_side(bare, side, evidence, names, cited)
     refusal = (
         owned_option(bare, cited, evidence, names)
         or _subject_refusal(bare, cited, evidence, names, implied, side)
         or next(
             (
                 r
-                for clause, one in _sides(bare, names, implied, side)
+                for clause, one in clause_sides(bare, names, implied, side)
                 if (r := _side_refusal(clause, bare, one, cited, evidence, names, before))
             ),
             None,
@@ -391,20 +381,8 @@ def check_claim(
     return next(
         (
             r
-            for clause, one in _sides(bare, names, implied, side)
+            for clause, one in clause_sides(bare, names, implied, side)
             if (r := fused(clause, [evidence[sid] for sid in _side_pool(clause, one, cited, evidence, names)]))
         ),
         None,
     )
-
-
-def _sides(bare: str, names: list[str], implied: list[str], side: Iterable[str] = ()) -> Iterator[tuple[str, str]]:
-    """Each clause of the sentence with each side it speaks of ("" for none): a clause naming no
-    subject is about the subjects its heading implies, when the sentence names none; and every
-    clause of a sentence naming no documented subject is about its branch's `side` too."""
-    named = named_in(bare, names)
-    against = contrasted(bare, names)
-    for clause in clauses(bare):
-        spoken = [n for n in named_in(clause, names) if n not in against] or (implied if not named else [])
-        for one in [*spoken, *(n for n in side if n not in spoken)] or [""]:
-            yield clause, one

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-from research_core.synthesis.claim_check import check_claim, clauses, off_topic
+from research_core.synthesis.claim_check import check_claim, off_topic
 from research_core.synthesis.claim_context import MARKER, ClaimContext, Walk, with_marker
+from research_core.synthesis.clauses import clauses
 from research_core.synthesis.scaffolding import MIN_CLAIM_WORDS, SENTENCE_BREAK
 from research_core.text.anaphora import leans_back
 from research_core.text.names import named_in
