@@ -96,9 +96,9 @@ def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
     about other topics), or names the function, option or command the question asks about
     (`text.names.names_asked`: "You can use the EXPLAIN command to see what query plan the planner
     creates" is about "What does EXPLAIN ANALYZE show?" though it does not say "show"), or names two
-    of its subjects. A branch question whose only words are its
-    names and its frame ("What is the difference between fs.readFile and fs.createReadStream in Node.js?") borrows the
-    topic words of the main `question` ("read a file", "streaming", "memory use")."""
+    of its subjects. A branch question whose only words are its names and its frame ("What is the
+    difference between fs.readFile and fs.createReadStream in Node.js?") borrows the topic words of
+    the main `question` ("read a file", "streaming", "memory use")."""
     names, topical = _topical(focus)
     if not topical and question:
         topical = _topical(question)[1]

@@ -19,22 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from research_core.schemas import Source
-from research_core.synthesis.evidence import Evidence, owners, question_subjects
+from research_core.synthesis.evidence import page_owners, question_subjects
 from research_core.text.names import named_in
-
-
-def _owners(source: Source, names: list[str]) -> list[str]:
-    return owners(Evidence(text="", subjects=frozenset(), title=source.title, address=source.url), names)
 
 
 def other_sides_quote(quote: str, source: Source, focus: str, question: str, shown: Iterable[Source]) -> str | None:
     """Why `quote`, from `source`, is another side's fact and not the branch's (`focus`), or None."""
     names = list(question_subjects(focus, question))
-    site = _owners(source, names)
+    site = page_owners(source.title, source.url, names)
     mine = named_in(focus, names)
     if not site or set(site) & set(mine):
         return None
-    documented = {owner for page in shown for owner in _owners(page, names)}
+    documented = {owner for page in shown for owner in page_owners(page.title, page.url, names)}
     own = [n for n in mine if n in documented]
     if not own or named_in(quote, own):
         return None

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from research_core.planning.question_shape import subjects
 from research_core.research.evidence import source_relevance
 from research_core.research.navigation import list_reason, navigation_reason, page_navigation_reason
+from research_core.research.shown_passages import document_reader
 from research_core.schemas import LogEntry, Source
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchBackend, SearchError, clip_source
 from research_core.services import Services
@@ -137,7 +138,7 @@ def keep_relevant(
 def prose_passage(source: Source, backends: Iterable[object], question: str) -> Source | None:
     """The best passage about `question` of the document `source` shows a list of, that is not a list
     itself, from the backend that found it (one with `passages_of(url, query)`); None when none reads on."""
-    reader = next((b for b in backends if getattr(b, "name", "") == source.backend and hasattr(b, "passages_of")), None)
+    reader = document_reader(source, backends)
     if reader is None:
         return None
     for passage in reader.passages_of(source.url, question):

@@ -45,12 +45,12 @@ def further_passages(
 ) -> tuple[list[Source], list[str]]:
     """(for each skipped source of a backend that reads further into a document, i.e. has
     `passages_of(url, query)`, its best passage for `focus` the branch has not read; their keys)."""
-    readers = {getattr(b, "name", ""): b for b in backends if hasattr(b, "passages_of")}
+    backends = list(backends)
     seen = set(shown)
     out: list[Source] = []
     keys: list[str] = []
     for source in skipped:
-        reader = readers.get(source.backend)
+        reader = document_reader(source, backends)
         for passage in reader.passages_of(source.url, focus) if reader is not None else []:
             key = passage_key(passage, focus, chars)
             if key not in seen:
@@ -59,3 +59,9 @@ def further_passages(
                 keys.append(key)
                 break
     return out, keys
+
+
+def document_reader(source: Source, backends: Iterable[object]) -> object | None:
+    """The backend that found `source` when it reads further into a document (has
+    `passages_of(url, query)`), else None."""
+    return next((b for b in backends if getattr(b, "name", "") == source.backend and hasattr(b, "passages_of")), None)

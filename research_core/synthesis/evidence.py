@@ -35,11 +35,16 @@ def owners(source: Evidence, names: Iterable[str]) -> list[str]:
     ("... for SQLite databases — Python 3.11 documentation"), else the subjects the folder or site
     of its address names (`/usr/share/doc/sqlite3/`, `https://www.sqlite.org/`). The page's own file
     name does not count: `mod_proxy.html` and `worker_threads.html` are parts of one manual."""
+    return page_owners(source.title, source.address, names)
+
+
+def page_owners(title: str, address: str, names: Iterable[str]) -> list[str]:
+    """`owners` of the page with this title and address."""
     names = list(names)
-    parts = _TITLE_PARTS.split(source.title)
-    if len(parts) > 1 and len(named_in(source.title, names)) >= 2 and (site := named_in(parts[-1], names)):
+    parts = _TITLE_PARTS.split(title)
+    if len(parts) > 1 and len(named_in(title, names)) >= 2 and (site := named_in(parts[-1], names)):
         return site
-    return named_in(source.address.split("#", 1)[0].rsplit("/", 1)[0], names)
+    return named_in(address.split("#", 1)[0].rsplit("/", 1)[0], names)
 
 
 def says_of(source: Evidence, claim: str, name: str, names: Iterable[str]) -> bool:
