@@ -135,6 +135,21 @@ def test_menus_and_headings_are_not_offered_as_sentences():
     assert [s.text for s in number_sentences([levels])] == [levels]
 
 
+def test_a_page_title_line_is_not_offered_as_a_sentence():
+    """Apache's module pages open with their title lines; the model quoted 'Apache HTTP Server Version 2.4
+    Apache MPM event' as a finding and the report printed it as a statement."""
+    passage = (
+        "Apache HTTP Server Version 2.4\n\nApache MPM event\n\nDefault:\n\nThreadsPerChild 25\n\n"
+        "The event MPM is designed to allow more requests to be served simultaneously.\n\n"
+        "This page last modified on 2022-08-09 12:51:29 UTC"
+    )
+    shown = [s.text for s in number_sentences([passage])]
+    assert shown == [
+        "Default: ThreadsPerChild 25",
+        "The event MPM is designed to allow more requests to be served simultaneously.",
+    ]
+
+
 def test_a_sentence_that_leads_into_a_table_of_contents_is_not_a_quote():
     from research_core.research.quotes import looks_like_menu
 

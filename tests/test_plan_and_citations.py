@@ -31,7 +31,31 @@ def test_more_than_max_keeps_highest_priorities_in_order():
     assert [sq.priority for sq in plan.sub_questions] == [0.9, 1.0, 0.7]
     assert [sq.id for sq in plan.sub_questions] == ["sq_001", "sq_002", "sq_003"]
     assert plan.strategy == "comparison"
-    assert "kept the 3" in warnings[0]
+    assert "kept 3" in warnings[0]
+
+
+def test_trimming_to_the_maximum_keeps_a_part_the_model_left_out():
+    """The model rated its three sub-questions above the part the engine added for the clause it
+    left out; cutting to three by priority alone dropped that clause from the research."""
+    question = (
+        "Compare the date and time functions of PostgreSQL and SQLite, "
+        "and explain how Python's datetime module represents time zones."
+    )
+    out = DecompositionOutput(
+        strategy="multi-faceted",
+        sub_questions=[
+            {"question": "What are the date and time functions in PostgreSQL?", "priority": 0.9},
+            {"question": "What are the date and time functions in SQLite?", "priority": 0.9},
+            {"question": "How do these functions differ in syntax and usage?", "priority": 0.9},
+        ],
+    )
+    plan, warnings = plan_from_decomposition(question, out, build_run_config("general", max_sub_questions=3))
+    texts = [sq.question_text for sq in plan.sub_questions]
+    assert len(texts) == 3
+    assert any("time zones" in t and "Python" in t for t in texts)
+    assert "What are the date and time functions in PostgreSQL?" in texts
+    assert "What are the date and time functions in SQLite?" in texts
+    assert any("left out" in w for w in warnings)
 
 
 def test_fewer_than_min_warns_and_continues():

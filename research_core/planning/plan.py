@@ -12,9 +12,9 @@ from research_core.configuration import RunConfig
 from research_core.errors import ArborError
 from research_core.planning.question_shape import question_parts, stand_alone, topic_words
 from research_core.planning.side_branches import cover_sides
+from research_core.planning.trim import part_covered, trim_plan
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.sanitize import strip_control_chars
-from research_core.text.words import content_words
 from research_core.tree import BranchTree
 
 logger = logging.getLogger(__name__)
@@ -37,15 +37,13 @@ def branch_id(index: int, parent_id: str | None = None) -> str:
 
 # Priority of a sub-question added for a part of the question the model left out.
 MISSING_PART_PRIORITY = 0.85
-# A part counts as covered when a sub-question holds this share of its topic words.
-PART_COVERED_SHARE = 0.5
 
 
 def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> tuple[list, list[str]]:
     """Make sure each clause of a multi-part question has a sub-question; returns (list, added texts).
 
     A clause none of the proposed sub-questions covers (by its topic words) becomes a sub-question of
-    its own, at a high priority, so trimming to the maximum keeps it.
+    its own, at a high priority; `trim_plan` keeps it when the plan is cut to the maximum.
     """
     parts = question_parts(question)
     if len(parts) < 2:
@@ -53,17 +51,14 @@ def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> 
     out = list(proposed)
     added: list[str] = []
     for part in parts:
-        words = topic_words(part)
-        if not words:
+        if not topic_words(part) or part_covered(part, [sq.question for sq in out]):
             continue
-        best = max((len(words & content_words(sq.question)) / len(words) for sq in out), default=0.0)
-        if best < PART_COVERED_SHARE:
-            text = part[0].upper() + part[1:]
-            text = text if text.endswith("?") else text + "?"
-            out.append(
-                ProposedSubQuestion(question=text, priority=MISSING_PART_PRIORITY, rationale="A part of the question.")
-            )
-            added.append(text)
+        text = part[0].upper() + part[1:]
+        text = text if text.endswith("?") else text + "?"
+        out.append(
+            ProposedSubQuestion(question=text, priority=MISSING_PART_PRIORITY, rationale="A part of the question.")
+        )
+        added.append(text)
     return out, added
 
 
@@ -95,12 +90,11 @@ def plan_from_decomposition(question: str, output: DecompositionOutput, config: 
             + "; ".join(repr(a) for a in sided)
         )
     if len(unique) > config.max_sub_questions:
-        keep = sorted(range(len(unique)), key=lambda i: (-unique[i].priority, i))[: config.max_sub_questions]
         warnings.append(
-            f"The model proposed {len(unique)} sub-questions; kept the {config.max_sub_questions} "
-            "with the highest priority."
+            f"The plan had {len(unique)} sub-questions; kept {config.max_sub_questions}: every part of the "
+            "question, then the highest priorities."
         )
-        unique = [unique[i] for i in sorted(keep)]
+        unique = trim_plan(question, unique, config.max_sub_questions)
     if len(unique) < config.min_sub_questions:
         warnings.append(
             f"The model proposed only {len(unique)} sub-question(s), fewer than the minimum of "

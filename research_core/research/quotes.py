@@ -127,12 +127,17 @@ _CODE_MARK = re.compile(r";\s|[{}]|=>|\b(?:const|let|var|import|function)\s+[\w{
 # an interactive session's prompt: ">>> con = sqlite3.connect(":memory:")" is a program, whatever follows it
 _PROMPT = re.compile(r"(?:^|\s)>>>\s")
 CODE_MARKS = 3
+# a short line that ends in no stop is a page's title, a heading or a label: "Apache HTTP Server
+# Version 2.4", "Apache MPM event", "Flags for sqlite3_serialize", "This page last modified on 2022-08-09"
+MAX_UNSTOPPED_WORDS = 8
+_STOPPED = re.compile(r"[.!?:;)\"'”’。！？]$")
 # an API entry's header: "Class: Worker# Added in: v10.5.0 Extends: <EventEmitter>"
 _API_HEADER = re.compile(r"\b(?:Added in|Extends|Stability|Deprecated since|Compatibility):\s")
 
 
 def states_nothing(sentence: str) -> bool:
-    """A heading (title case, no full stop, or ending in its anchor link "#"), a menu, a fragment
+    """A heading (title case, no full stop, or ending in its anchor link "#"), a short line ending in no
+    stop (a page's title, a label: "Apache MPM event"), a menu, a fragment
     under `MIN_QUOTE_WORDS` words, a pointer to another place ("See server.setTimeout()", "... are
     described in Table 13.1"), a line of code, a version note or an API entry's header: none of them
     is a fact to quote."""
@@ -140,6 +145,8 @@ def states_nothing(sentence: str) -> bool:
         return True
     if _HEADING.match(sentence) or _ANCHORED_HEADING.search(sentence) or _NOT_PROSE.search(sentence):
         return True
+    if len(sentence.split()) <= MAX_UNSTOPPED_WORDS and not _STOPPED.search(sentence) and not FIELD.match(sentence):
+        return True  # a title or heading line; a definition table's "Default: KeepAliveTimeout 5" is a field
     if is_breadcrumb(sentence):
         return True  # "Apache > HTTP Server > Documentation > Modules": where the page sits, not a fact
     if len(_CODE_MARK.findall(sentence)) >= CODE_MARKS or _PROMPT.search(sentence):
