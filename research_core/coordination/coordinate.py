@@ -20,6 +20,7 @@ from research_core.coordination.pass_state import CoordinationPass, coordinate_l
 from research_core.coordination.pivots import take_hypothesis_pivots
 from research_core.coordination.revision_hold import hold_for_revision
 from research_core.coordination.scheduling import Schedule, schedule_steps
+from research_core.coordination.surplus import share_surplus
 from research_core.coordination.tasks import findings_index, research_tasks, synthesis_task
 from research_core.services import Services
 from research_core.state import ResearchState
@@ -50,6 +51,7 @@ def next_tasks(state: ResearchState, p: CoordinationPass, caps: Caps) -> list[Ta
     counts, findings_by_branch = findings_index(state.get("findings", []))
     plan = schedule(p, counts, caps)
     research_ids, revise_task = hold_for_revision(state, p, list(plan.research), caps.exhausted)
+    share_surplus(p, caps.iterations_left, research_ids)
     sources_by_id = {s["id"]: s for s in state.get("sources", [])}
     tasks: list[Task] = [
         synthesis_task(state, p, bid, findings_by_branch.get(bid, []), sources_by_id) for bid in plan.synthesize
