@@ -403,6 +403,36 @@ def test_a_fact_the_page_states_of_one_function_is_not_given_to_another():
     assert _ground_on(right, {"fs": FS_PAGE}, FS_QUOTES, ("Node.js",), topic).text.startswith("fs.readFile()")
 
 
+AUTOVACUUM_PAGE = {
+    "title": "20.10. Automatic Vacuuming",
+    "url": "/usr/share/doc/postgresql-doc-15/html/runtime-config-autovacuum.html",
+    "snippet": "autovacuum_vacuum_scale_factor (floating point) Specifies a fraction of the table size to add to "
+    "autovacuum_vacuum_threshold when deciding whether to trigger a VACUUM.",
+}
+AUTOVACUUM_QUOTES = {
+    "a": [
+        "autovacuum_vacuum_scale_factor (floating point) Specifies a fraction of the table size to add to "
+        "autovacuum_vacuum_threshold when deciding whether to trigger a VACUUM."
+    ]
+}
+
+
+def test_a_parameters_description_is_not_given_to_the_parameter_it_mentions():
+    """The description under autovacuum_vacuum_scale_factor names autovacuum_vacuum_threshold; the
+    model wrote that the threshold is the fraction (every word of it is in the quote)."""
+    topic = "Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?"
+    moved = "`autovacuum_vacuum_threshold`: This is the fraction of the table size that triggers a VACUUM [[src:a]]."
+    out = _ground_on(moved, {"a": AUTOVACUUM_PAGE}, AUTOVACUUM_QUOTES, ("PostgreSQL",), topic)
+    assert out.text == ""
+    assert "autovacuum_vacuum_scale_factor" in out.reasons[0]
+    right = (
+        "`autovacuum_vacuum_scale_factor` specifies a fraction of the table size to add to "
+        "autovacuum_vacuum_threshold when deciding whether to trigger a VACUUM [[src:a]]."
+    )
+    kept = _ground_on(right, {"a": AUTOVACUUM_PAGE}, AUTOVACUUM_QUOTES, ("PostgreSQL",), topic)
+    assert kept.text.startswith("`autovacuum_vacuum_scale_factor` specifies")
+
+
 def test_this_setting_must_be_the_setting_the_quote_is_about():
     topic = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
     under_keepalive = "### KeepAliveTimeout\n\nThis setting defaults to Off in Apache 1.3 [[src:t]]."

@@ -377,10 +377,28 @@ def test_a_heading_ending_in_its_anchor_link_is_not_offered_as_a_sentence():
     passage = (
         "How it works#\n\nThe worker processes are spawned using the child_process.fork() method, so that they "
         "can communicate with the parent via IPC.\n\nExample: Read file stream line-by-Line#\n\n"
-        "child_process.fork(modulePath[, args][, options])#\n\nWritten in C# and F#, the tool runs anywhere."
+        "Written in C# and F#, the tool runs anywhere.\n\nchild_process.fork(modulePath[, args][, options])#"
     )
     assert [s.text for s in number_sentences([passage])] == [
         "The worker processes are spawned using the child_process.fork() method, so that they can communicate "
         "with the parent via IPC.",
         "Written in C# and F#, the tool runs anywhere.",
+    ]
+
+
+def test_a_description_is_shown_with_the_term_it_describes():
+    """Python's "class zoneinfo.ZoneInfo(key)¶" and PostgreSQL's "autovacuum_vacuum_scale_factor (floating
+    point)" head their descriptions; shown alone, "A concrete datetime.tzinfo subclass ..." was reported
+    as what datetime.tzinfo is."""
+    passage = (
+        "autovacuum_vacuum_scale_factor (floating point)\n\nSpecifies a fraction of the table size to add to "
+        "autovacuum_vacuum_threshold when deciding whether to trigger a VACUUM.\n\nclass zoneinfo.ZoneInfo(key)¶\n\n"
+        "A concrete datetime.tzinfo subclass that represents an IANA time zone.\n\nIntroduction\n\n"
+        "The module provides a concrete time zone implementation."
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "autovacuum_vacuum_scale_factor (floating point) Specifies a fraction of the table size to add to "
+        "autovacuum_vacuum_threshold when deciding whether to trigger a VACUUM.",
+        "class zoneinfo.ZoneInfo(key) A concrete datetime.tzinfo subclass that represents an IANA time zone.",
+        "The module provides a concrete time zone implementation.",
     ]

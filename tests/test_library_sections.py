@@ -80,3 +80,22 @@ def test_a_search_for_a_sections_topic_finds_that_section_not_the_pages_contents
     library.add_bytes("textsearch-controls.html", _page_with_contents().encode())
     hits = library.search("ranking search results", 1)
     assert hits and hits[0].snippet.startswith("12.3.3. Ranking Search Results")
+
+
+def test_a_parameters_term_is_never_cut_from_its_description():
+    """PostgreSQL's runtime-config pages set each parameter's term on a line of its own (a <dt>), above
+    its description; a passage ending at the term left the next passage's "Specifies a fraction of the
+    table size to add to autovacuum_vacuum_threshold" without its parameter, and the model gave it to
+    autovacuum_vacuum_threshold."""
+    entries = "".join(
+        f"<dl><dt>setting_number_{i} (integer)</dt><dd><p>Sets the value of number {i}. {FILLER}</p></dd></dl>"
+        for i in range(8)
+    )
+    page = f"<html><head><title>Settings</title></head><body><h2>20.10. Settings</h2>{entries}</body></html>"
+    passages = [text for _, text in located_chunks(parse_document("settings.html", page.encode()))]
+    assert len(passages) >= 3
+    for passage in passages:
+        assert not passage.rstrip().endswith("(integer)")
+    for i in range(8):
+        holding = [p for p in passages if f"Sets the value of number {i}." in p]
+        assert holding and f"setting_number_{i} (integer)" in holding[0]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from research_core.text.entry_terms import entry_term
+
 # A passage is a library hit's snippet: at most `research_core.search.base.MAX_SNIPPET_CHARS` (1500).
 CHUNK_CHARS = 1500
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|[。！？]\s*")
@@ -19,8 +21,18 @@ _SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+|[。！？]\s*")
 MAX_HEADING_CHARS = 200
 
 
+def _before_term(window: str, cut: int, minimum: int) -> int:
+    """`cut`, or the start of the entry term ending just before it (`text.entry_terms`): a term goes
+    with the description after it, not at the end of the passage before."""
+    start = window.rfind("\n", 0, max(0, cut - 1)) + 1
+    if start >= minimum and entry_term(window[start:cut].strip()):
+        return start
+    return cut
+
+
 def _break_at(window: str, minimum: int) -> int:
-    """Where to end a chunk inside `window`: a paragraph, a line, a sentence, a space; else its end."""
+    """Where to end a chunk inside `window`: a paragraph, a line, a sentence, a space; else its end.
+    A reference entry's term stays with its description (`_before_term`)."""
     for finder in (
         lambda w: w.rfind("\n\n"),
         lambda w: w.rfind("\n"),
@@ -29,7 +41,7 @@ def _break_at(window: str, minimum: int) -> int:
     ):
         position = finder(window)
         if position >= minimum:
-            return position
+            return _before_term(window, position, minimum)
     return len(window)
 
 

@@ -20,6 +20,7 @@ from urllib.parse import quote as url_quote
 from research_core.schemas import Source
 from research_core.text.anaphora import leans_back
 from research_core.text.breadcrumbs import is_breadcrumb
+from research_core.text.entry_terms import entry_term
 from research_core.text.words import content_words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|\n+")
@@ -56,15 +57,23 @@ FIELD = re.compile(r"^(?P<label>\w[\w -]{0,30}): (?P<value>.+)$")
 
 
 def _with_labels(pieces: list[str]) -> list[str]:
-    """The pieces with each field label joined to the value on the line after it: a manual's definition
-    table ("Syntax:", "KeepAliveTimeout num[ms]", "Default:", "KeepAliveTimeout 5") becomes
-    "Default: KeepAliveTimeout 5", a statement that can be quoted, where each line alone says nothing."""
+    """The pieces with each field label joined to the value on the line after it, and each entry's term
+    to the description under it. A manual's definition table ("Syntax:", "KeepAliveTimeout num[ms]",
+    "Default:", "KeepAliveTimeout 5") becomes "Default: KeepAliveTimeout 5", a statement that can be
+    quoted, where each line alone says nothing; and "Specifies a fraction of the table size to add to
+    autovacuum_vacuum_threshold" is shown as "autovacuum_vacuum_scale_factor (floating point)
+    Specifies a fraction ...": without its term, a small model gave the description to the one
+    parameter it names, autovacuum_vacuum_threshold."""
     out: list[str] = []
+    term: str | None = None
     for piece in pieces:
         if out and _FIELD_LABEL.match(out[-1]) and len(out[-1].split()) <= 3 and not _FIELD_LABEL.match(piece):
             out[-1] = f"{out[-1]} {piece}"
+        elif term and not entry_term(piece) and not _FIELD_LABEL.match(piece) and len(piece.split()) >= MIN_QUOTE_WORDS:
+            out[-1] = f"{term} {piece}"
         else:
             out.append(piece)
+        term = entry_term(piece) if out[-1] == piece else None
     return out
 
 

@@ -59,6 +59,7 @@ from research_core.synthesis.sibling_variant import sibling_variant
 from research_core.synthesis.swapped_roles import swapped_roles
 from research_core.synthesis.turned_around import turned_around
 from research_core.text.anaphora import leans_back
+from research_core.text.entry_terms import leading_term, same_name
 from research_core.text.names import LISTED_BEFORE, contrasted, mentions, named_in
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, retold_sentence, stem_share, stems, support_share
@@ -98,7 +99,10 @@ def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable
     """Rule 4: why `clause` moved a fact from the function its quote is about, or None.
 
     The clause names a function the quote holding most of it does not, and that quote names
-    another; or the sentence leans back ("This setting ...") and a quote holding a good part of
+    another; or that quote is a reference entry's description under its term (`text.entry_terms`:
+    "autovacuum_vacuum_scale_factor (floating point) Specifies a fraction of the table size to add to
+    autovacuum_vacuum_threshold") and the clause gives it to another name it mentions; or the
+    sentence leans back ("This setting ...") and a quote holding a good part of
     it (`LEANING_UNIT_SHARE`) names a function that neither it nor the text before it (`before`) names.
     """
     skip = {n.lower() for n in names}
@@ -114,6 +118,9 @@ def moved_fact(clause: str, sentence: str, pool: list[Evidence], names: Iterable
         if not ranked or ranked[0][0] < SUPPORT_BAR:
             return None
         best = ranked[0][1]
+        entry = leading_term(best)
+        if entry and not any(same_name(t, entry) for t in code_names(clause)) and not term_in(entry, sentence):
+            return f"its source describes {entry}, not {mine[0]}"
         other = theirs(best)
         if other and not any(term_in(t, sentence) for t in other) and not any(term_in(t, best) for t in mine):
             return f"its source says this of {other[0]}, not {mine[0]}"
