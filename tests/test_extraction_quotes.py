@@ -141,6 +141,7 @@ def test_a_page_title_line_is_not_offered_as_a_sentence():
     passage = (
         "Apache HTTP Server Version 2.4\n\nApache MPM event\n\nDefault:\n\nThreadsPerChild 25\n\n"
         "The event MPM is designed to allow more requests to be served simultaneously.\n\n"
+        "How the server selects the proper name-based virtual host\n\n"
         "This page last modified on 2022-08-09 12:51:29 UTC"
     )
     shown = [s.text for s in number_sentences([passage])]
@@ -401,4 +402,17 @@ def test_a_description_is_shown_with_the_term_it_describes():
         "autovacuum_vacuum_threshold when deciding whether to trigger a VACUUM.",
         "class zoneinfo.ZoneInfo(key) A concrete datetime.tzinfo subclass that represents an IANA time zone.",
         "The module provides a concrete time zone implementation.",
+    ]
+
+
+def test_an_abbreviation_does_not_end_a_sentence_and_a_barred_list_is_a_menu():
+    """Apache's vhosts page: "Most users should read about Name-based vs. IP-based Virtual Hosts to decide
+    ..." was cut at "vs.", and "Available Languages: en | fr | ko | tr" was quoted as a fact."""
+    passage = (
+        "Available Languages: en | fr | ko | tr\n\nMost users should read about Name-based vs. IP-based "
+        "Virtual Hosts to decide which type they want to use, e.g. the simpler one. Modules | Directives | FAQ"
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "Most users should read about Name-based vs. IP-based Virtual Hosts to decide which type they want to "
+        "use, e.g. the simpler one."
     ]

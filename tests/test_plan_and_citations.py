@@ -203,3 +203,29 @@ def test_plan_texts_lose_control_and_bidi_characters():
     )
     assert plan.sub_questions[0].question_text == "What is WAL?"
     assert plan.sub_questions[0].rationale == "r[31m"
+
+
+def test_a_clause_added_for_the_model_keeps_the_head_that_frames_it():
+    """ "How is each configured?" alone says neither what nor each of what: the plan searched it as
+    "How is each configured (IP-based, Apache)?" and read about IP-based hosts only."""
+    question = (
+        "Compare name-based and IP-based virtual hosts in Apache: how is each configured, "
+        "and how does the server choose the virtual host that answers a request?"
+    )
+    out = DecompositionOutput(
+        strategy="comparison",
+        sub_questions=[
+            {
+                "question": "What are the main differences between name-based and IP-based virtual hosts?",
+                "priority": 0.9,
+            },
+            {"question": "How do you configure name-based virtual hosts in Apache?", "priority": 0.8},
+        ],
+    )
+    plan, _ = plan_from_decomposition(question, out, build_run_config("general", max_sub_questions=3))
+    texts = [sq.question_text for sq in plan.sub_questions]
+    assert "Name-based and IP-based virtual hosts in Apache: how is each configured?" in texts
+    assert (
+        "Name-based and IP-based virtual hosts in Apache: how does the server choose the virtual host that "
+        "answers a request?" in texts
+    )

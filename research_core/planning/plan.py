@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
-from research_core.planning.question_shape import question_parts, stand_alone, topic_words
+from research_core.planning.question_shape import frame_head, question_parts, stand_alone, topic_words
 from research_core.planning.side_branches import cover_sides
 from research_core.planning.trim import part_covered, trim_plan
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
@@ -39,6 +40,19 @@ def branch_id(index: int, parent_id: str | None = None) -> str:
 MISSING_PART_PRIORITY = 0.85
 
 
+def framed_part(question: str, part: str) -> str:
+    """A clause of `question` as a sub-question of its own: under the head that frames the question's
+    clauses ("Compare name-based and IP-based virtual hosts in Apache: how is each configured, ...")
+    the head's topic comes first ("Name-based and IP-based virtual hosts in Apache: how is each
+    configured?"), since "How is each configured?" alone says neither what nor each of what."""
+    head = frame_head(question)
+    topic = re.sub(r"^(?:compare|contrast)\s+", "", head, flags=re.IGNORECASE).strip()
+    body = part.rstrip(" ?？")
+    if topic and part.strip(" ,.;:?") != head.strip(" ,.;:?"):
+        return f"{topic[0].upper()}{topic[1:]}: {body}?"
+    return f"{body[0].upper()}{body[1:]}?"
+
+
 def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> tuple[list, list[str]]:
     """Make sure each clause of a multi-part question has a sub-question; returns (list, added texts).
 
@@ -53,8 +67,7 @@ def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> 
     for part in parts:
         if not topic_words(part) or part_covered(part, [sq.question for sq in out]):
             continue
-        text = part[0].upper() + part[1:]
-        text = text if text.endswith("?") else text + "?"
+        text = framed_part(question, part)
         out.append(
             ProposedSubQuestion(question=text, priority=MISSING_PART_PRIORITY, rationale="A part of the question.")
         )

@@ -23,7 +23,11 @@ from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.entry_terms import entry_term
 from research_core.text.words import content_words
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|\n+")
+# a sentence ends at a stop and a space, not after an abbreviation: "Name-based vs. IP-based Virtual
+# Hosts" and "e.g. the first" are one sentence each
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?。！？])(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.)(?<!\bapprox\.)\s+(?=\S)|\n+",
+)
 MAX_SENTENCE_CHARS = 400
 MAX_QUOTE_SENTENCES = 3
 MAX_QUOTE_CHARS = 700
@@ -37,6 +41,8 @@ MENU_TAIL_WORDS = 12
 MENU_TAIL_CAPITALS = 0.6
 _SECTION_NUMBER = re.compile(r"\b\d+\.\d+(?:\.\d+)*\.?(?!\d)")
 MENU_MIN_LOWER = 3
+# items set apart by bars: a menu or a list of languages
+MENU_BARS = 2
 # a manual's page header: "Controlling Text Search Prev Up Chapter 12 Home Next"
 _NAV_WORDS = re.compile(r"\b(?:Prev|Next|Up|Home)\b")
 
@@ -95,6 +101,8 @@ def looks_like_menu(sentence: str, capitals: float = MENU_CAPITALS) -> bool:
     # ¶ is the anchor a manual puts after each heading: a run of them is a table of contents
     if "►" in sentence or "»" in sentence or "¶" in sentence or len(_NAV_WORDS.findall(sentence)) >= 2:
         return True
+    if sentence.count(" | ") >= MENU_BARS:
+        return True  # "Available Languages: en | fr | ko | tr", "Modules | Directives | FAQ | Glossary"
     head, colon, tail = sentence.partition(": ")
     if (
         colon
@@ -136,9 +144,11 @@ _CODE_MARK = re.compile(r";\s|[{}]|=>|\b(?:const|let|var|import|function)\s+[\w{
 # an interactive session's prompt: ">>> con = sqlite3.connect(":memory:")" is a program, whatever follows it
 _PROMPT = re.compile(r"(?:^|\s)>>>\s")
 CODE_MARKS = 3
-# a short line that ends in no stop is a page's title, a heading or a label: "Apache HTTP Server
-# Version 2.4", "Apache MPM event", "Flags for sqlite3_serialize", "This page last modified on 2022-08-09"
-MAX_UNSTOPPED_WORDS = 8
+# a short line that ends in no stop is a page's title, a heading, a label or a table cell: "Apache HTTP
+# Server Version 2.4", "Apache MPM event", "How the server selects the proper name-based virtual host",
+# "This page last modified on 2022-08-09", "Hostname and port that the server uses to identify itself"
+# (which directive's, the cell beside it said)
+MAX_UNSTOPPED_WORDS = 12
 _STOPPED = re.compile(r"[.!?:;)\"'”’。！？]$")
 # an API entry's header: "Class: Worker# Added in: v10.5.0 Extends: <EventEmitter>"
 _API_HEADER = re.compile(r"\b(?:Added in|Extends|Stability|Deprecated since|Compatibility):\s")
