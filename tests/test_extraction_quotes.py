@@ -187,6 +187,11 @@ def test_a_quote_naming_the_function_or_command_asked_about_is_on_topic():
     assert not quote_on_topic("To explain a failure, the server writes a message to its log file.", explain)
     keep_alive = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
     assert not quote_on_topic("Each HTTP request is written to the access log file.", keep_alive)
+    # round HH, s3: the functools page's own words for the name, in any order
+    assert quote_on_topic(
+        "An LRU (least recently used) cache works best when the most recent calls are the best predictors.", lru
+    )
+    assert not quote_on_topic("If user_function is specified, it must be a callable.", lru)
 
 
 def test_a_branch_asking_only_for_the_difference_borrows_the_main_questions_topic():

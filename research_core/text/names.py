@@ -30,13 +30,21 @@ def is_asked_name(name: str) -> bool:
     return bool(_CODE_NAME.search(name)) or (name.isupper() and len(name) >= MIN_KEYWORD_LETTERS)
 
 
+def spells_out(text: str, name: str) -> bool:
+    """Whether `text` has each word of the name's last part joined by underscores, as words in any
+    order: "An LRU (least recently used) cache works best ..." speaks of `functools.lru_cache`."""
+    last = re.split(r"[.]", name.strip("()-"))[-1]
+    words = [w for w in last.lower().split("_") if w]
+    return len(words) >= 2 and all(re.search(rf"(?<![\w]){re.escape(w)}(?![^\W\d_])", text, re.I) for w in words)
+
+
 def names_asked(text: str, names: Iterable[str]) -> list[str]:
-    """The asked-about names (`is_asked_name`) `text` mentions; a keyword in capitals only as written
-    ("EXPLAIN", not "explain")."""
+    """The asked-about names (`is_asked_name`) `text` mentions, or spells out (`spells_out`); a
+    keyword in capitals only as written ("EXPLAIN", not "explain")."""
     found = []
     for name in (n for n in names if is_asked_name(n)):
         if _CODE_NAME.search(name):
-            if named_in(text, [name]):
+            if named_in(text, [name]) or spells_out(text, name):
                 found.append(name)
         elif re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text):
             found.append(name)
