@@ -433,6 +433,27 @@ def test_a_parameters_description_is_not_given_to_the_parameter_it_mentions():
     assert kept.text.startswith("`autovacuum_vacuum_scale_factor` specifies")
 
 
+FOREIGN_TABLE_PAGE = {
+    "title": "CREATE FOREIGN TABLE",
+    "url": "/usr/share/doc/postgresql-doc-15/html/sql-createforeigntable.html",
+    "snippet": "Constraints on foreign tables (such as CHECK or NOT NULL clauses) are not enforced by the core "
+    "PostgreSQL system, and most foreign data wrappers do not attempt to enforce them either.",
+}
+
+
+def test_the_questions_term_is_not_grafted_onto_what_the_quote_is_about():
+    """Round HH, m12: the model copied the predicate of a sentence about foreign tables and gave it the
+    question's subject, foreign keys; every other word is in the quote."""
+    topic = "How do PostgreSQL and SQLite enforce foreign key constraints, and what must be done in SQLite?"
+    quotes = {"f": [FOREIGN_TABLE_PAGE["snippet"]]}
+    grafted = "Foreign key constraints are not enforced by the core PostgreSQL system [[src:f]]."
+    out = _ground_on(grafted, {"f": FOREIGN_TABLE_PAGE}, quotes, ("PostgreSQL", "SQLite"), topic)
+    assert "not enforced" not in out.text
+    assert "Foreign key constraints" in out.reasons[0]
+    kept = "Constraints on foreign tables are not enforced by the core PostgreSQL system [[src:f]]."
+    assert "not enforced" in _ground_on(kept, {"f": FOREIGN_TABLE_PAGE}, quotes, ("PostgreSQL", "SQLite"), topic).text
+
+
 def test_this_setting_must_be_the_setting_the_quote_is_about():
     topic = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
     under_keepalive = "### KeepAliveTimeout\n\nThis setting defaults to Off in Apache 1.3 [[src:t]]."

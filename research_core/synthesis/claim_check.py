@@ -28,9 +28,9 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
 6. **The quote's sense is kept.** A clause retelling a quote keeps its hedges (`qualifiers`), adds no
    advice it does not give (`added_advice`: "can be used" is not "the manual recommends"), and does
    not turn around a one-way relation it states between two subjects (`turned_around`) or any two
-   things (`swapped_roles`: "window functions act as aggregate functions"), and it
-   grafts onto it no phrase another quote states of its own subject (`grafted_phrase`: "Read
-   Committed ... provides a consistent view", from a sentence about Serializable).
+   things (`swapped_roles`: "window functions act as aggregate functions"); it grafts onto it no phrase
+   another quote states of its own subject (`grafted_phrase`: "Read Committed ... provides a consistent
+   view", from Serializable's), nor the question's term onto its subject (`changed_subject`).
 
 Two kinds of sentences carry no citation: framing sentences (`synthesis/framing.py`), which announce
 a comparison or the report itself without stating a fact ("X and Y differ in how they handle
@@ -47,6 +47,7 @@ from collections.abc import Iterable, Mapping
 from research_core.synthesis.added_advice import added_advice
 from research_core.synthesis.both_sides import speaks_of_both
 from research_core.synthesis.branch_side import unnamed_side
+from research_core.synthesis.changed_subject import changed_subject
 from research_core.synthesis.claim_context import MARKER
 from research_core.synthesis.clauses import clause_sides
 from research_core.synthesis.evidence import Evidence, owners, says_of, sentences_of
@@ -64,11 +65,11 @@ from research_core.text.names import LISTED_BEFORE, contrasted, mentions, named_
 from research_core.text.negation import polarity_conflict
 from research_core.text.support import SUPPORT_BAR, retold_sentence, stem_share, stems, support_share
 from research_core.text.terms import backticked, code_names, missing_terms, term_in
-from research_core.text.words import looks_english
+from research_core.text.words import content_words, looks_english
 
-# Share of a cited sentence's word stems its sources must hold. Read against judged pairs (rounds
-# D-F, 387 pairs), half of the words let through 37 of 39 sentences labelled wrong and all 36
-# labelled partly; three quarters removes about half of both for one supported sentence in eleven.
+# Share of a cited sentence's word stems its sources must hold. Read against judged pairs (rounds D-F, 387
+# pairs), half of the words let through 37 of 39 sentences labelled wrong and all 36 labelled partly;
+# three quarters removes about half of both for one supported sentence in eleven.
 CLAIM_BAR = 0.75
 
 
@@ -208,9 +209,7 @@ _COMPARED_WITH = re.compile(
     rf"\b(?:by|than|to|from|like|unlike|with|of|as|via|over|versus|vs\.?)\s+(?:the\s+)?{LISTED_BEFORE}", re.I
 )
 
-
-# the share of a leaning sentence's words a quote must hold to be one it retells
-LEANING_UNIT_SHARE = 0.25
+LEANING_UNIT_SHARE = 0.25  # the share of a leaning sentence's words a quote must hold to be one it retells
 
 
 def off_topic(sentence: str, topic: str, names: Iterable[str]) -> bool:
@@ -281,6 +280,7 @@ def _side_refusal(
     evidence: Mapping[str, Evidence],
     names: list[str],
     before: str,
+    topic: frozenset[str] = frozenset(),
 ) -> str | None:
     """Rules 1-4 for one side of a clause: what it says of `side` ("" for none) is in the cited
     sources about that side, term for term and by most of its words, and is not a fact those
@@ -304,6 +304,7 @@ def _side_refusal(
         or swapped_term(clause, about, names, before)
         or sibling_variant(clause, quoted := sentences_of(u for e in about for u in e.units))
         or dropped_qualifier(clause, quoted)
+        or changed_subject(clause, quoted, topic, names)
         or swapped_roles(clause, retold_sentence(clause, quoted))
         or added_advice(clause, quoted)
         or grafted_phrase(clause, [u for e in about for u in e.units])
@@ -343,15 +344,17 @@ def check_claim(
     implied: Iterable[str] = (),
     before: str = "",
     side: Iterable[str] = (),
+    topic: str = "",
 ) -> str | None:
     """Why the cited sources do not back `sentence` (rules 1-4 and the support share), or None when they do.
 
     `implied`: the subjects a sentence naming none is about all the same (its section's heading);
     `before`: the text a reader has just read (the heading, label and sentences before it);
     `side`: the side of a comparison the text answers for (`branch_side`), which a sentence naming
-    no documented subject speaks of.
+    no documented subject speaks of; `topic`: the question (for `changed_subject`).
     """
     names = list(names)
+    topic_set = frozenset(content_words(topic)) if topic else frozenset()
     bare = MARKER.sub("", sentence).strip()
     cited = [sid for sid in cited if sid in evidence]
     if not cited:
@@ -369,7 +372,7 @@ def check_claim(
             (
                 r
                 for clause, one in clause_sides(bare, names, implied, side)
-                if (r := _side_refusal(clause, bare, one, cited, evidence, names, before))
+                if (r := _side_refusal(clause, bare, one, cited, evidence, names, before, topic_set))
             ),
             None,
         )

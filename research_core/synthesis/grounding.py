@@ -126,7 +126,9 @@ def _needed(bare: str, group: list[str], context: ClaimContext, walk: Walk) -> l
         rest = [s for s in kept if s != sid]
         if (
             rest
-            and check_claim(bare, rest, context.evidence, context.names, walk.implied, walk.before, context.side)
+            and check_claim(
+                bare, rest, context.evidence, context.names, walk.implied, walk.before, context.side, context.topic
+            )
             is None
         ):
             kept = rest
@@ -158,7 +160,9 @@ def _ground_sentence(sentence: str, context: ClaimContext, out: Grounded, walk: 
     if unfinished:
         reason = f"its sources hold no ending for '... {unfinished.group(0).strip()}': the sentence is unfinished"
     for group in [] if unfinished else _candidates(bare, cited, context):
-        why = check_claim(bare, group, context.evidence, context.names, walk.implied, walk.before, context.side)
+        why = check_claim(
+            bare, group, context.evidence, context.names, walk.implied, walk.before, context.side, context.topic
+        )
         if why is None and off_topic(
             f"{bare} {' '.join(context.evidence[sid].text for sid in group)}", context.topic, context.names
         ):

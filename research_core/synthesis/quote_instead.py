@@ -68,7 +68,9 @@ def _one_quote_instead(bare: str, cited: list[str], context: ClaimContext, walk:
         if is_near_duplicate(sentence, walk.seen, REPEAT_BAR) is not None:
             continue
         if (
-            check_claim(sentence, [sid], context.evidence, context.names, walk.implied, walk.before, context.side)
+            check_claim(
+                sentence, [sid], context.evidence, context.names, walk.implied, walk.before, context.side, context.topic
+            )
             is not None
         ):
             continue

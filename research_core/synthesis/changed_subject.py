@@ -1,0 +1,65 @@
+"""A retold quote keeps what it is about.
+
+"Constraints on foreign tables (such as CHECK or NOT NULL clauses) are not enforced by the core
+PostgreSQL system" was retold as "Foreign key constraints are not enforced by the core PostgreSQL
+system": the predicate is copied word for word, and the subject in front of it was swapped for the
+question's own term. Six of its seven words are in the quote, so no overlap measure notices; the
+one word that is not ("key") turns a remark about foreign tables into a false statement about
+foreign keys. The rule: when a clause repeats a run of at least `MIN_SHARED_RUN` words of the
+quoted sentence it retells (`text.support.retold_sentence`), and the words it puts before that run
+keep some of the quoted subject's words, they may not bring in a word of the question's topic that
+the quoted sentence does not have at all: that is the question's term grafted onto another thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from research_core.text.support import retold_sentence
+from research_core.text.words import content_words
+
+MIN_SHARED_RUN = 5
+# a clause's head of more words than this is a sentence of its own before the copied run, not its subject
+MAX_HEAD_WORDS = 6
+# words the quoted sentence has before the copied run for it to have a subject a retelling can change
+MIN_QUOTED_SUBJECT = 2
+_WORD = re.compile(r"[\w'-]+")
+
+
+def _longest_run(mine: list[str], theirs: list[str]) -> tuple[int, int, int]:
+    """(length, start in `mine`, start in `theirs`) of the longest run of words both share in order."""
+    best = (0, 0, 0)
+    previous = [0] * (len(theirs) + 1)
+    for i, word in enumerate(mine, 1):
+        current = [0] * (len(theirs) + 1)
+        for j, other in enumerate(theirs, 1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                if current[j] > best[0]:
+                    best = (current[j], i - current[j], j - current[j])
+        previous = current
+    return best
+
+
+def changed_subject(clause: str, sentences: list[str], topic: set[str], names: list[str] = ()) -> str | None:
+    """Why `clause` is refused, or None: it copies a run of its quote's words but puts in front of
+    them, beside words of the quoted subject, a `topic` word its quote lacks ("changes what its
+    quote is about: 'Foreign key constraints' for 'Constraints on foreign tables ...'"). Names of
+    the question's subjects are left aside."""
+    best = retold_sentence(clause, sentences)
+    if best is None:
+        return None
+    mine = [w.lower() for w in _WORD.findall(clause)]
+    theirs = [w.lower() for w in _WORD.findall(best)]
+    length, start, other = _longest_run(mine, theirs)
+    if length < MIN_SHARED_RUN or start == 0 or start > MAX_HEAD_WORDS or other < MIN_QUOTED_SUBJECT:
+        return None  # no subject in front of the copied words: "Use the commit() method" has none to change
+    head = " ".join(_WORD.findall(clause)[:start])
+    own = {n.lower() for n in names}
+    named = {w for n in own for w in content_words(n)}
+    quoted_words = content_words(" ".join(_WORD.findall(best)[:other])) - named
+    added = (content_words(head) - content_words(best) - named) & topic
+    if not added or not (content_words(head) - named) & quoted_words:
+        return None
+    quoted_head = " ".join(_WORD.findall(best)[:other]) or "its quote's subject"
+    return f"changes what its quote is about: '{head}' for '{quoted_head}'"
