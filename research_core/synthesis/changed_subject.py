@@ -6,9 +6,11 @@ system": the predicate is copied word for word, and the subject in front of it w
 question's own term. Six of its seven words are in the quote, so no overlap measure notices; the
 one word that is not ("key") turns a remark about foreign tables into a false statement about
 foreign keys. The rule: when a clause repeats a run of at least `MIN_SHARED_RUN` words of the
-quoted sentence it retells (`text.support.retold_sentence`), and the words it puts before that run
-keep some of the quoted subject's words, they may not bring in a word of the question's topic that
-the quoted sentence does not have at all: that is the question's term grafted onto another thing.
+quoted sentence it retells (`text.support.retold_sentence`), the words it puts before that run may
+not bring in, after a word of the quoted subject, a word of the question that the quoted sentence
+does not have at all: that is the question's term grafted onto another thing. ("The cluster module
+runs ..." for "Clusters of Node.js processes can be used to run ..." adds "module" before any word
+of the quoted subject: a name for the same thing, not a new one.)
 """
 
 from __future__ import annotations
@@ -58,8 +60,16 @@ def changed_subject(clause: str, sentences: list[str], topic: set[str], names: l
     own = {n.lower() for n in names}
     named = {w for n in own for w in content_words(n)}
     quoted_words = content_words(" ".join(_WORD.findall(best)[:other])) - named
-    added = (content_words(head) - content_words(best) - named) & topic
-    if not added or not (content_words(head) - named) & quoted_words:
+    lacking = content_words(best) | named
+    kept_before = False  # a word of the quoted subject stands before the added one: "Foreign [key] constraints"
+    added = []
+    for word in _WORD.findall(clause)[:start]:
+        stems_of = content_words(word)
+        if stems_of & quoted_words:
+            kept_before = True
+        elif kept_before and stems_of & topic and not stems_of & lacking:
+            added.append(word)
+    if not added:
         return None
     quoted_head = " ".join(_WORD.findall(best)[:other]) or "its quote's subject"
     return f"changes what its quote is about: '{head}' for '{quoted_head}'"
