@@ -46,7 +46,7 @@ def share_surplus(p: CoordinationPass, iterations_left: int, starting: list[str]
         branch = p.branches[bid]
         share = surplus // len(fresh) + (1 if k < surplus % len(fresh) else 0)
         allocated = branch.allocated_iterations or 1
-        raised = min(ceiling, allocated + share) if allocated < ceiling else allocated
+        raised = min(ceiling, allocated + share)
         if raised <= allocated:
             continue
         p.change(bid, {"allocated_iterations": raised})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,8 +10,8 @@ from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
-from research_core.planning.question_shape import frame_head, question_parts, stand_alone, topic_words
-from research_core.planning.side_branches import cover_sides
+from research_core.planning.question_shape import frame_head, question_parts, stand_alone
+from research_core.planning.side_branches import COMPARE_VERB, cover_sides
 from research_core.planning.trim import part_covered, trim_plan
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.sanitize import strip_control_chars
@@ -46,7 +45,7 @@ def framed_part(question: str, part: str) -> str:
     the head's topic comes first ("Name-based and IP-based virtual hosts in Apache: how is each
     configured?"), since "How is each configured?" alone says neither what nor each of what."""
     head = frame_head(question)
-    topic = re.sub(r"^(?:compare|contrast)\s+", "", head, flags=re.IGNORECASE).strip()
+    topic = COMPARE_VERB.sub("", head).strip()
     body = part.rstrip(" ?？")
     if topic and part.strip(" ,.;:?") != head.strip(" ,.;:?"):
         return f"{topic[0].upper()}{topic[1:]}: {body}?"
@@ -65,7 +64,7 @@ def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> 
     out = list(proposed)
     added: list[str] = []
     for part in parts:
-        if not topic_words(part) or part_covered(part, [sq.question for sq in out]):
+        if part_covered(part, [sq.question for sq in out]):
             continue
         text = framed_part(question, part)
         out.append(

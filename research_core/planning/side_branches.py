@@ -22,7 +22,7 @@ from research_core.text.names import named_in
 # a list separator between two options: "A and B", "A, B", "A or with B", "A vs B"
 _SEPARATOR = re.compile(r",?\s+(?:and|or|vs\.?|versus)\s+|,\s+", re.IGNORECASE)
 # the leading verb of a frame, which a single option's sub-question does not need
-_COMPARE = re.compile(r"^(?:compare|contrast)\s+", re.IGNORECASE)
+COMPARE_VERB = re.compile(r"^(?:compare|contrast)\s+", re.IGNORECASE)
 # topic words a side's sub-question needs besides the option's name
 MIN_TOPIC_WORDS = 2
 _PLURAL_DO = re.compile(r"\b(how|what|why|where|when)\s+do$", re.IGNORECASE)
@@ -64,7 +64,7 @@ def side_question(question: str, side: str) -> str | None:
     if before and phrase.split()[0].lower() == before.split()[-1].lower():
         phrase = phrase.split(maxsplit=1)[1] if len(phrase.split()) > 1 else phrase  # "with ... and with X"
     before = _PLURAL_DO.sub(r"\1 does", before)  # "How do PostgreSQL and SQLite" -> "How does SQLite"
-    own = _COMPARE.sub("", f"{before} {phrase}{head[end:]}".strip()).rstrip(" .")
+    own = COMPARE_VERB.sub("", f"{before} {phrase}{head[end:]}".strip()).rstrip(" .")
     if len(topic_words(own) - topic_words(side)) < MIN_TOPIC_WORDS:
         return None
     if re.match(r"[a-z]+\b(?![.\w])", own):

@@ -16,6 +16,7 @@ of the quoted subject: a name for the same thing, not a new one.)
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from research_core.text.support import retold_sentence
 from research_core.text.words import content_words
@@ -28,21 +29,6 @@ MIN_QUOTED_SUBJECT = 2
 _WORD = re.compile(r"[\w'-]+")
 
 
-def _longest_run(mine: list[str], theirs: list[str]) -> tuple[int, int, int]:
-    """(length, start in `mine`, start in `theirs`) of the longest run of words both share in order."""
-    best = (0, 0, 0)
-    previous = [0] * (len(theirs) + 1)
-    for i, word in enumerate(mine, 1):
-        current = [0] * (len(theirs) + 1)
-        for j, other in enumerate(theirs, 1):
-            if word == other:
-                current[j] = previous[j - 1] + 1
-                if current[j] > best[0]:
-                    best = (current[j], i - current[j], j - current[j])
-        previous = current
-    return best
-
-
 def changed_subject(clause: str, sentences: list[str], topic: set[str], names: list[str] = ()) -> str | None:
     """Why `clause` is refused, or None: it copies a run of its quote's words but puts in front of
     them, beside words of the quoted subject, a `topic` word its quote lacks ("changes what its
@@ -51,19 +37,18 @@ def changed_subject(clause: str, sentences: list[str], topic: set[str], names: l
     best = retold_sentence(clause, sentences)
     if best is None:
         return None
-    mine = [w.lower() for w in _WORD.findall(clause)]
-    theirs = [w.lower() for w in _WORD.findall(best)]
-    length, start, other = _longest_run(mine, theirs)
+    mine, theirs = _WORD.findall(clause), _WORD.findall(best)
+    run = SequenceMatcher(None, [w.lower() for w in mine], [w.lower() for w in theirs], autojunk=False)
+    start, other, length = run.find_longest_match(0, len(mine), 0, len(theirs))
     if length < MIN_SHARED_RUN or start == 0 or start > MAX_HEAD_WORDS or other < MIN_QUOTED_SUBJECT:
         return None  # no subject in front of the copied words: "Use the commit() method" has none to change
-    head = " ".join(_WORD.findall(clause)[:start])
-    own = {n.lower() for n in names}
-    named = {w for n in own for w in content_words(n)}
-    quoted_words = content_words(" ".join(_WORD.findall(best)[:other])) - named
+    named = {w for n in names for w in content_words(n.lower())}
+    quoted_head = " ".join(theirs[:other])
+    quoted_words = content_words(quoted_head) - named
     lacking = content_words(best) | named
     kept_before = False  # a word of the quoted subject stands before the added one: "Foreign [key] constraints"
     added = []
-    for word in _WORD.findall(clause)[:start]:
+    for word in mine[:start]:
         stems_of = content_words(word)
         if stems_of & quoted_words:
             kept_before = True
@@ -71,5 +56,4 @@ def changed_subject(clause: str, sentences: list[str], topic: set[str], names: l
             added.append(word)
     if not added:
         return None
-    quoted_head = " ".join(_WORD.findall(best)[:other]) or "its quote's subject"
-    return f"changes what its quote is about: '{head}' for '{quoted_head}'"
+    return f"changes what its quote is about: '{' '.join(mine[:start])}' for '{quoted_head}'"

@@ -16,11 +16,12 @@ from research_core.text.terms import code_names
 
 # a reference entry's term on a line of its own, above its description: "autovacuum_vacuum_scale_factor
 # (floating point)", "class zoneinfo.ZoneInfo(key)¶", "--max-old-space-size=SIZE (in megabytes)#"
-_TERM = re.compile(
+_TERM_HEAD = (
     r"^(?:(?:class|exception|function|method|attribute|property|data|static|abstract|async)\s+)*"
     r"(?P<name>--?[a-z][\w-]*(?:=\S+)?|[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*(?:\([^()]*\))?)"
-    r"(?:\s*(?:\([\w ,.-]{1,40}\)|<[\w |.]{1,40}>))?\s*[¶#]?$"
+    r"(?:\s*(?:\([\w ,.-]{1,40}\)|<[\w |.]{1,40}>))?"
 )
+_TERM = re.compile(_TERM_HEAD + r"\s*[¶#]?$")
 MAX_TERM_WORDS = 6
 
 
@@ -32,17 +33,17 @@ def entry_term(piece: str) -> str | None:
     match = _TERM.match(piece)
     if not match or len(term.split()) > MAX_TERM_WORDS:
         return None
-    name = match.group("name")
-    return term if name.startswith("-") or code_names(name) else None
+    return term if _names_code(match.group("name")) else None
+
+
+def _names_code(name: str) -> bool:
+    """Whether a term's name is an option ("--max-old-space-size") or written as code (`code_names`)."""
+    return name.startswith("-") or bool(code_names(name))
 
 
 # a shown sentence that opens with its entry's term (`research.quotes` joins them): the term, then
 # the description's first word in capitals
-_LEADING = re.compile(
-    r"^(?:(?:class|exception|function|method|attribute|property|data|static|abstract|async)\s+)*"
-    r"(?P<name>--?[a-z][\w-]*(?:=\S+)?|[A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)*(?:\([^()]*\))?)"
-    r"(?:\s*(?:\([\w ,.-]{1,40}\)|<[\w |.]{1,40}>))?\s+(?=[A-Z])"
-)
+_LEADING = re.compile(_TERM_HEAD + r"\s+(?=[A-Z])")
 
 
 def leading_term(sentence: str) -> str | None:
@@ -53,9 +54,7 @@ def leading_term(sentence: str) -> str | None:
     if not match:
         return None
     name = match.group("name")
-    if not (name.startswith("-") or code_names(name)):
-        return None
-    return name.split("(", 1)[0].split("=", 1)[0]
+    return name.split("(", 1)[0].split("=", 1)[0] if _names_code(name) else None
 
 
 def same_name(a: str, b: str) -> bool:
