@@ -83,6 +83,7 @@ def chain_step(state: ChainState, runtime: Runtime[Services]) -> dict:
             "question": state["question"],
             "branch": branch,
             "findings": [*state.get("known_findings", []), *state.get("findings", [])],
+            "sources": [*state.get("known_sources", []), *state.get("sources", [])],
             "branch_count": state.get("branch_count", 0),
             "iterations_left": iterations_after(state.get("iterations_left"), steps),
         },

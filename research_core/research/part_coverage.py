@@ -14,9 +14,16 @@ part per option: a comparison resting on findings about one of them is not done.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
-from research_core.planning.question_shape import coordinated_names, frame_head, question_parts, topic_words
+from research_core.planning.question_shape import (
+    coordinated_names,
+    frame_head,
+    question_parts,
+    subjects,
+    topic_words,
+)
 from research_core.text.terms import code_names, term_in
 from research_core.text.words import content_words, looks_english
 
@@ -77,10 +84,17 @@ def unquoted_names(question: str, findings: Iterable[str]) -> list[str]:
     "KeepAliveTimeout", "fs.readFile") that no finding names yet.
 
     "What is the default KeepAliveTimeout?" is not answered by two confident findings about
-    HostnameLookups: the branch keeps searching while its budget allows.
+    HostnameLookups: the branch keeps searching while its budget allows. A system the question is about
+    is not such a name though written like one ("PostgreSQL"): its findings come from its manual and
+    seldom repeat its name; whether each compared system has evidence is `side_coverage`'s rule.
     """
     texts = " ".join(findings)
-    return sorted(name for name in code_names(question) if not term_in(name, texts))
+    systems = {s for s in subjects(question) if _PRODUCT.match(s)}
+    return sorted(name for name in code_names(question) if name not in systems and not term_in(name, texts))
+
+
+# a capitalised word run into an acronym names a product, not code: PostgreSQL, MySQL, MongoDB
+_PRODUCT = re.compile(r"^[A-Z][a-z]+[A-Z]{2,}$")
 
 
 def finding_texts(findings: Iterable[dict]) -> list[str]:

@@ -17,6 +17,7 @@ from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import compared_topic, frame_terms, stand_alone, with_frame
 from research_core.research.first_queries import first_queries, fresh_queries
 from research_core.research.part_coverage import finding_texts, still_missing
+from research_core.research.side_coverage import missing_sides
 from research_core.schemas import LogEntry, QueryPlanOutput, SubQuestion
 from research_core.services import Services
 from research_core.text.words import folded
@@ -88,16 +89,14 @@ def plan_queries(
             reasoning=exc.user_message,
         )
         queries = new_queries(framed([branch.question_text], branch, question), searched)
-        queries = queries or framed(
-            fresh_queries(evidence_topic(branch, question), branch.queries, missing), branch, question
-        )
+        queries = queries or unsearched_queries(branch, question, missing)
         # empty when every query the engine could write was searched already: the branch stops searching
         return queries, {"costs": [c.model_dump() for c in exc.costs], "log": [log.model_dump()]}
     queries = new_queries(framed(out.queries, branch, question), searched)
     retry = branch.last_outcome in ("no_results", "irrelevant")
     if not queries:
         # the model repeated itself: search words not searched yet rather than the same words again
-        queries = framed(fresh_queries(evidence_topic(branch, question), branch.queries, missing), branch, question)
+        queries = unsearched_queries(branch, question, missing)
     label = f"Reformulated queries after {(branch.last_outcome or '').replace('_', ' ')}" if retry else "Queries"
     log = LogEntry(
         node="research_step",
@@ -107,6 +106,29 @@ def plan_queries(
         reasoning=out.reasoning,
     )
     return queries, {"costs": [c.model_dump() for c in entries], "log": [log.model_dump()]}
+
+
+def unsearched_queries(branch: SubQuestion, question: str, missing: list[str] | None, limit: int = 2) -> list[str]:
+    """Up to `limit` queries from the `missing` parts and the topic's keywords (`fresh_queries`), with
+    their frame (`framed`), none searched before: framing may turn a new query into one already made."""
+    searched = {folded(q) for q in branch.queries}
+    candidates = fresh_queries(evidence_topic(branch, question), branch.queries, missing, limit=4 * limit)
+    return new_queries(framed(candidates, branch, question), searched)[:limit]
+
+
+def missing_queries(branch: SubQuestion, question: str, missing: list[str]) -> tuple[list[str], dict]:
+    """A local model's queries for the parts and compared options its findings do not cover yet,
+    written by code: the model, shown what is missing, writes the same parts back at the cost of a
+    prompt read; same return shape as `plan_queries`."""
+    queries = unsearched_queries(branch, question, missing)
+    log = LogEntry(
+        node="research_step",
+        branch=branch.id,
+        kind="queries",
+        message=f"Queries: {queries}",
+        reasoning=f"Searching for what no finding covers yet: {'; '.join(missing[:3])} (no model call).",
+    )
+    return queries, {"costs": [], "log": [log.model_dump()]}
 
 
 def code_queries(branch: SubQuestion, topic: str, question: str) -> tuple[list[str], dict]:
@@ -123,12 +145,24 @@ def code_queries(branch: SubQuestion, topic: str, question: str) -> tuple[list[s
 
 
 def step_queries(
-    services: Services, question: str, branch: SubQuestion, known: list[dict], topic: str, iteration: int
+    services: Services,
+    question: str,
+    branch: SubQuestion,
+    known: list[dict],
+    topic: str,
+    iteration: int,
+    sources: list[dict] | None = None,
 ) -> tuple[list[str], dict]:
-    """A step's queries: written by code for the embedded model's first step of a question, planned by
-    the model otherwise; a question's queries carry the main question's frame (`framed`). (queries, extra update)"""
-    if services.config.engine_first_queries and iteration == 1 and branch.kind == "question" and not branch.queries:
-        queries, update = code_queries(branch, topic, question)
-    else:
-        queries, update = plan_queries(services, question, branch, known, still_missing(topic, finding_texts(known)))
-    return queries, update
+    """A step's queries: written by code for the embedded model's first step of a question, and for its
+    later steps while findings leave parts or compared options (`side_coverage`, from the findings'
+    `sources`) uncovered and the last search found something; planned by the model otherwise. A
+    question's queries carry the main question's frame (`framed`). (queries, extra update)"""
+    by_code = services.config.engine_first_queries and branch.kind == "question"
+    if by_code and iteration == 1 and not branch.queries:
+        return code_queries(branch, topic, question)
+    missing = [*still_missing(topic, finding_texts(known)), *missing_sides(topic, known, sources or [])]
+    if by_code and known and missing and branch.last_outcome not in ("no_results", "irrelevant"):
+        queries, update = missing_queries(branch, question, missing)
+        if queries:
+            return queries, update
+    return plan_queries(services, question, branch, known, missing)

@@ -22,6 +22,7 @@ from research_core.research.part_coverage import finding_texts, uncovered_parts,
 from research_core.research.queries import evidence_topic, step_queries
 from research_core.research.reading import Shown, passages_to_show, prompt_budget
 from research_core.research.searching import keep_relevant, run_searches
+from research_core.research.side_coverage import missing_sides
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import LogEntry, Source, SubQuestion
 from research_core.services import Services
@@ -71,12 +72,19 @@ def choose_backends(
 
 
 def stop_decision(
-    config: RunConfig, branch: SubQuestion, iteration: int, findings: list[dict], topic: str, searched_any: bool
+    config: RunConfig,
+    branch: SubQuestion,
+    iteration: int,
+    findings: list[dict],
+    topic: str,
+    searched_any: bool,
+    sources: list[dict] | None = None,
 ) -> tuple[StopDecision, list[str]]:
     """Whether the branch stops after this step (`branch_stop_decision` over all of its findings and the
-    parts of its question no finding covers yet), and those parts."""
+    parts of its question no finding covers yet, each compared option without a finding from a source
+    about it among them, `side_coverage`), and those parts."""
     texts = finding_texts(findings)
-    uncovered = uncovered_parts(topic, texts)
+    uncovered = [*uncovered_parts(topic, texts), *missing_sides(topic, findings, sources or [])]
     decision = branch_stop_decision(
         iteration,
         branch.allocated_iterations,
@@ -127,7 +135,8 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     iteration = branch.iteration_count + 1
     services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
     topic = evidence_topic(branch, payload["question"])
-    queries, update = step_queries(services, payload["question"], branch, known, topic, iteration)
+    known_sources: list[dict] = payload.get("sources", [])
+    queries, update = step_queries(services, payload["question"], branch, known, topic, iteration, known_sources)
     costs, log = list(update["costs"]), list(update["log"])
     if not queries:
         log.append(step_log(branch.id, "Nothing new to search: every query was searched already."))
@@ -143,7 +152,10 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     )
     costs, log = costs + extra["costs"], [*log, *search_log, *relevance_log, *shown.log, *extra["log"]]
     stats, dropped = choose_backends(services, branch, searched, cited, log)
-    decision, uncovered = stop_decision(config, branch, iteration, known + new_findings, topic, bool(queries))
+    all_sources = [*known_sources, *(s.model_dump() for s in cited)]
+    decision, uncovered = stop_decision(
+        config, branch, iteration, known + new_findings, topic, bool(queries), all_sources
+    )
     log.append(step_log(branch.id, decision.reason, "evaluate"))
     branch_update: dict[str, Any] = {}
     branch_count = int(payload.get("branch_count", 0))

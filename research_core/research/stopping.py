@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# a branch keeps searching for a part or side no finding covers for at most this many iterations: a
+# flat run whose library has no page on one clause otherwise spends its whole budget looking for it
+MAX_ITERATIONS_FOR_MISSING = 6
+
 
 @dataclass(frozen=True)
 class StopDecision:
@@ -35,7 +39,7 @@ def branch_stop_decision(
     search, before any sentence said what WAL is). When `distinct_sources` is given, (a) and (b) also need
     `min_sources` distinct sources: evidence resting on one page is thin, so the branch keeps
     searching while its budget allows. Likewise while parts of the branch's question are
-    `uncovered` by any finding.
+    `uncovered` by any finding, for at most `MAX_ITERATIONS_FOR_MISSING` iterations.
     """
     n = len(confidences)
     avg = sum(confidences) / n if n else 0.0
@@ -43,7 +47,7 @@ def branch_stop_decision(
         return StopDecision(
             False, f"continue: {n} findings from {distinct_sources} source(s), {iterations_done}/{allocated} iterations"
         )
-    if uncovered and iterations_done < allocated:
+    if uncovered and iterations_done < min(allocated, MAX_ITERATIONS_FOR_MISSING):
         missing = "; ".join(p[:60] for p in uncovered[:3])
         return StopDecision(False, f"continue: no finding yet on {missing} ({iterations_done}/{allocated} iterations)")
     if iterations_done >= min_iterations and n >= findings_for_stop:

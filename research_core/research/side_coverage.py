@@ -1,0 +1,60 @@
+"""Which compared options of a branch's question no finding's source documents yet.
+
+A flat run of "How do PostgreSQL and SQLite write an upsert with ON CONFLICT, and how does Python's
+sqlite3 module report how many rows a statement changed?" stopped after two steps on three findings:
+one part each, so every clause counted as covered, yet all three came from SQLite's and Python's
+pages and the report said nothing of PostgreSQL's `INSERT ... ON CONFLICT`. A clause that sets named
+options side by side ("How do PostgreSQL and SQLite write an upsert") is answered only when each
+option has a finding from a source about it: the option's own documentation (`evidence.page_owners`:
+the folder or site of its address), or, for a page no folder or site assigns (a web page), a page
+whose title, address or passage names the option. Each such option is then a missing side,
+written as the query a researcher would search next: the option and the clause's keywords.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from research_core.planning.question_shape import coordinated_names, keywords, question_parts
+from research_core.synthesis.evidence import page_owners, source_subjects
+from research_core.text.words import content_words, looks_english
+
+
+def compared_clauses(question: str) -> list[tuple[str, list[str]]]:
+    """(clause, the options it sets side by side) for each clause of `question` that joins two or more
+    named options; the whole question when it is one clause."""
+    parts = question_parts(question) or [question]
+    out = []
+    for part in parts:
+        names = coordinated_names(part)
+        if len(names) >= 2:
+            out.append((part, names))
+    return out
+
+
+def documented_by(source: Mapping, names: list[str]) -> set[str]:
+    """The options (lower-cased) `source` documents: its manual's owners, else the options its title,
+    address or passage names."""
+    title, url = str(source.get("title") or ""), str(source.get("url") or "")
+    owners = page_owners(title, url, names)
+    if owners:
+        return set(owners)
+    return set(source_subjects(title, url, str(source.get("snippet") or ""), names))
+
+
+def missing_sides(question: str, findings: Iterable[Mapping], sources: Iterable[Mapping]) -> list[str]:
+    """For each compared option no finding's source documents, "<option> <the clause's keywords>"
+    (none for a non-English question)."""
+    if not looks_english(question):
+        return []
+    by_id = {str(s.get("id")): s for s in sources}
+    cited = [by_id[sid] for f in findings for sid in f.get("source_ids") or [] if sid in by_id]
+    missing: list[str] = []
+    for clause, names in compared_clauses(question):
+        documented: set[str] = set()
+        for source in cited:
+            documented |= documented_by(source, names)
+        name_words = {w for n in names for w in content_words(n)}
+        rest = " ".join(keywords(clause, name_words))
+        missing += [f"{name} {rest}".strip() for name in names if name.lower() not in documented]
+    return list(dict.fromkeys(missing))

@@ -1,0 +1,104 @@
+"""A clause comparing named options is answered only when each option has a finding from a source about it."""
+
+from __future__ import annotations
+
+import json
+
+from research_core.research.part_coverage import unquoted_names
+from research_core.research.side_coverage import missing_sides
+from research_core.search.library import DocumentLibrary
+from tests.conftest import config, make_runner
+from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences, serve
+
+UPSERT_QUESTION = (
+    "How do PostgreSQL and SQLite write an upsert with ON CONFLICT, and how does Python's sqlite3 module "
+    "report how many rows a statement changed?"
+)
+SQLITE_PAGE = {
+    "id": "s1",
+    "title": "UPSERT",
+    "url": "/usr/share/doc/sqlite3/lang_upsert.html",
+    "snippet": "UPSERT in SQLite follows the syntax established by PostgreSQL.",
+}
+PYTHON_PAGE = {
+    "id": "p1",
+    "title": "sqlite3 — DB-API 2.0 interface for SQLite databases",
+    "url": "/usr/share/doc/python3.11/html/library/sqlite3.html",
+    "snippet": "rowcount: the number of modified rows.",
+}
+POSTGRES_PAGE = {
+    "id": "g1",
+    "title": "INSERT",
+    "url": "/usr/share/doc/postgresql-doc-15/html/sql-insert.html",
+    "snippet": "ON CONFLICT DO UPDATE updates the existing row.",
+}
+
+
+def test_an_option_whose_manual_gave_no_finding_is_a_missing_side():
+    findings = [{"source_ids": ["s1"]}, {"source_ids": ["p1"]}]
+    # SQLite's page names PostgreSQL, but it is SQLite's manual: PostgreSQL's side is still missing
+    assert missing_sides(UPSERT_QUESTION, findings, [SQLITE_PAGE, PYTHON_PAGE]) == ["PostgreSQL write upsert CONFLICT"]
+    findings.append({"source_ids": ["g1"]})
+    assert missing_sides(UPSERT_QUESTION, findings, [SQLITE_PAGE, PYTHON_PAGE, POSTGRES_PAGE]) == []
+
+
+def test_a_web_page_counts_for_the_options_it_names_and_a_question_comparing_nothing_has_no_sides():
+    web = {"id": "w1", "title": "Upserts compared", "url": "https://example.org/upserts", "snippet": "SQLite only."}
+    assert missing_sides(UPSERT_QUESTION, [{"source_ids": ["w1"]}], [web]) == ["PostgreSQL write upsert CONFLICT"]
+    assert missing_sides("How does PostgreSQL enforce foreign keys?", [], []) == []
+
+
+def _pick_all_but_postgresql(body: dict) -> str:
+    """An extraction answer that passes over every sentence about PostgreSQL (as a small model does)."""
+    picks = [
+        {"sentences": [k], "confidence": 0.9}
+        for _, k, sentence in numbered_sentences(_tag(_user_text(body), "sources"))
+        if "PostgreSQL" not in sentence
+    ]
+    return json.dumps({"findings": picks, "reasoning": "scripted"})
+
+
+def test_a_flat_comparison_keeps_searching_for_the_side_no_finding_documents(tmp_path):
+    pages = {
+        "sqlite-upsert.md": "# SQLite UPSERT\n\nAn UPSERT in SQLite is an INSERT statement followed by an ON CONFLICT "
+        "clause that turns the insert into an update.",
+        "python-sqlite3.md": "# Python sqlite3 cursor\n\nThe rowcount attribute of a Python sqlite3 cursor reports how "
+        "many rows the last statement changed.",
+        "postgresql-insert.md": "# PostgreSQL INSERT\n\nIn PostgreSQL an INSERT with ON CONFLICT DO UPDATE updates the "
+        "existing row that conflicts with the proposed one.",
+    }
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    for name, text in pages.items():
+        library.add_text(name, text, kind="md")
+    scripted = ScriptedLLM(script={"extract_findings": _pick_all_but_postgresql})
+    with serve(scripted) as (url, _):
+        runner = make_runner(tmp_path, url, backends=[library], provider="local")
+        run = config(
+            mode="flat",
+            auto_approve=True,
+            search_backends=["library"],
+            sub_question_min_iterations=1,
+            sub_question_max_iterations=3,
+            findings_for_stop=2,
+            engine_picks=False,  # the engine would pick PostgreSQL's sentence itself
+        )
+        snap = runner.start(UPSERT_QUESTION, run)
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    evaluations = [e.message for e in result.log if e.kind == "evaluate"]
+    # SQLite's and Python's findings cover both clauses, but nothing from PostgreSQL's pages is in
+    assert evaluations[0].startswith("continue: no finding yet on PostgreSQL"), evaluations
+    searches = [e for e in result.log if e.kind == "queries"]
+    assert len(searches) >= 2 and "PostgreSQL write upsert CONFLICT" in searches[1].message
+    assert "no model call" in searches[1].reasoning
+    assert searches[1].message.startswith("Queries: ['PostgreSQL write upsert CONFLICT'")
+
+
+def test_a_product_named_like_code_is_not_a_name_the_findings_must_repeat():
+    # "PostgreSQL" is written like an identifier, but findings from its manual seldom repeat it: a
+    # branch waiting for one spent its whole budget (11 iterations) in a flat run
+    question = "Compare common table expressions in PostgreSQL and SQLite: how is a WITH query written?"
+    assert unquoted_names(question, ["WITH provides a way to write auxiliary statements."]) == []
+    assert unquoted_names("What is the default KeepAliveTimeout in Apache?", ["Apache keeps connections."]) == [
+        "KeepAliveTimeout"
+    ]
