@@ -9,6 +9,7 @@ drill-down (`research.depth`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -16,9 +17,10 @@ from langgraph.runtime import Runtime
 from research_core.configuration import RunConfig
 from research_core.research.allotment import iterations_after
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
+from research_core.research.deeper_reading import deeper_passages, reads_deeper
 from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.extraction import extract_findings
-from research_core.research.part_coverage import finding_texts, uncovered_parts, unquoted_names
+from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts, unquoted_names
 from research_core.research.queries import evidence_topic, step_queries
 from research_core.research.reading import Shown, passages_to_show, prompt_budget
 from research_core.research.searching import keep_relevant, run_searches
@@ -26,6 +28,7 @@ from research_core.research.side_coverage import missing_sides
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import LogEntry, Source, SubQuestion
 from research_core.services import Services
+from research_core.sources.reader import ReadStats
 from research_core.state import as_branch
 
 __all__ = ["evidence_topic", "research_step"]
@@ -127,14 +130,41 @@ def step_fields(
     }
 
 
-def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
-    """Run one research iteration of the branch in `payload` and decide whether it is done."""
-    services, config = runtime.context, runtime.context.config
-    branch = as_branch(payload["branch"])
+@dataclass
+class Gathered:
+    """What a step gathered before extraction: its queries (none when it read deeper), the passages
+    to show, how many results its searches returned, per-backend counts, costs, log and warnings."""
+
+    queries: list[str]
+    shown: Shown
+    found: int
+    searched: dict[str, dict[str, int]]
+    costs: list[dict]
+    log: list[dict]
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_deeper(
+    services: Services, branch: SubQuestion, known: list[dict], known_sources: list[dict], topic: str
+) -> Gathered | None:
+    """The step's passages when it reads deeper into the pages the branch's findings cite
+    (`deeper_reading`), or None when they have nothing more to show."""
+    limit, chars = prompt_budget(services)
+    sources, keys = deeper_passages(branch, known, known_sources, services.usable_backends(), topic, chars, limit)
+    if not sources:
+        return None
+    names = "; ".join(s.title or s.url for s in sources)
+    message = f"Reading further into {len(sources)} page(s) the findings cite, before searching again: {names}"
+    log = [step_log(branch.id, message, "evidence")]
+    return Gathered([], Shown(sources, keys, ReadStats()), len(sources), {}, [], log)
+
+
+def search_and_read(
+    services: Services, payload: dict[str, Any], branch: SubQuestion, topic: str, iteration: int
+) -> Gathered:
+    """Plan the step's queries, search, keep the relevant results and read the passages not shown before."""
+    config = services.config
     known: list[dict] = payload.get("findings", [])
-    iteration = branch.iteration_count + 1
-    services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
-    topic = evidence_topic(branch, payload["question"])
     known_sources: list[dict] = payload.get("sources", [])
     queries, update = step_queries(services, payload["question"], branch, known, topic, iteration, known_sources)
     costs, log = list(update["costs"]), list(update["log"])
@@ -147,14 +177,40 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     source_limit, chars = prompt_budget(services)
     sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id, services.usable_backends())
     shown = passages_to_show(services, branch, topic, sources, chars)
+    return Gathered(queries, shown, len(found), searched, costs, [*log, *search_log, *relevance_log], warnings)
+
+
+def gather(services: Services, payload: dict[str, Any], branch: SubQuestion, topic: str, iteration: int) -> Gathered:
+    """The step's passages: read deeper into the cited pages when `deeper_reading` says so and they
+    have more to show, else search."""
+    known: list[dict] = payload.get("findings", [])
+    known_sources: list[dict] = payload.get("sources", [])
+    missing = [*still_missing(topic, finding_texts(known)), *missing_sides(topic, known, known_sources)]
+    if reads_deeper(services.config, branch, iteration, known, missing):
+        deeper = read_deeper(services, branch, known, known_sources, topic)
+        if deeper is not None:
+            return deeper
+    return search_and_read(services, payload, branch, topic, iteration)
+
+
+def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
+    """Run one research iteration of the branch in `payload` and decide whether it is done."""
+    services, config = runtime.context, runtime.context.config
+    branch = as_branch(payload["branch"])
+    known: list[dict] = payload.get("findings", [])
+    iteration = branch.iteration_count + 1
+    services.emit({"type": "branch_iteration_started", "branch": branch.id, "iteration": iteration})
+    topic = evidence_topic(branch, payload["question"])
+    got = gather(services, payload, branch, topic, iteration)
     new_findings, cited, extra = extract_or_say_why(
-        services, branch, shown, known, iteration, topic, len(found), payload["question"]
+        services, branch, got.shown, known, iteration, topic, got.found, payload["question"]
     )
-    costs, log = costs + extra["costs"], [*log, *search_log, *relevance_log, *shown.log, *extra["log"]]
-    stats, dropped = choose_backends(services, branch, searched, cited, log)
-    all_sources = [*known_sources, *(s.model_dump() for s in cited)]
+    costs, log = got.costs + extra["costs"], [*got.log, *got.shown.log, *extra["log"]]
+    stats, dropped = choose_backends(services, branch, got.searched, cited, log)
+    all_sources = [*payload.get("sources", []), *(s.model_dump() for s in cited)]
+    searched_any = bool(got.queries) or bool(got.shown.sources)
     decision, uncovered = stop_decision(
-        config, branch, iteration, known + new_findings, topic, bool(queries), all_sources
+        config, branch, iteration, known + new_findings, topic, searched_any, all_sources
     )
     log.append(step_log(branch.id, decision.reason, "evaluate"))
     branch_update: dict[str, Any] = {}
@@ -168,12 +224,14 @@ def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
     services.emit(
         {"type": "branch_iteration_done", "branch": branch.id, "iteration": iteration, "findings": len(new_findings)}
     )
-    fields = step_fields(branch, iteration, queries, shown, decision, stats, dropped, len(found), len(new_findings))
+    fields = step_fields(
+        branch, iteration, got.queries, got.shown, decision, stats, dropped, got.found, len(new_findings)
+    )
     return {
         "branches": {branch.id: {**fields, **branch_update}},
         "findings": new_findings,
         "sources": [s.model_dump() for s in cited],
         "costs": costs,
         "log": log,
-        "warnings": warnings,
+        "warnings": got.warnings,
     }
