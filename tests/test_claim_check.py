@@ -454,6 +454,25 @@ def test_the_questions_term_is_not_grafted_onto_what_the_quote_is_about():
     assert "not enforced" in _ground_on(kept, {"f": FOREIGN_TABLE_PAGE}, quotes, ("PostgreSQL", "SQLite"), topic).text
 
 
+def test_a_looser_retelling_may_not_complete_the_questions_term_from_half_of_it():
+    """Round II, m12: "PostgreSQL does not enforce foreign key constraints", cited to the same page about
+    foreign tables: no run of its words is copied, but the page never says "key"."""
+    topic = "How do PostgreSQL and SQLite enforce foreign key constraints, and what must be done in SQLite?"
+    quotes = {"f": [FOREIGN_TABLE_PAGE["snippet"]]}
+    loose = "PostgreSQL does not enforce foreign key constraints [[src:f]]."
+    out = _ground_on(loose, {"f": FOREIGN_TABLE_PAGE}, quotes, ("PostgreSQL", "SQLite"), topic)
+    # the sentence goes; what stands in its place is the page's own sentence about foreign tables
+    assert "foreign key" not in out.text and out.text.startswith("Constraints on foreign tables")
+    sqlite_page = {
+        "title": "SQLite Foreign Key Support",
+        "url": "/usr/share/doc/sqlite3/foreignkeys.html",
+        "snippet": "Foreign key constraints are disabled by default, so must be enabled for each connection.",
+    }
+    right = "In SQLite, foreign key constraints are disabled by default [[src:s]]."
+    kept = _ground_on(right, {"s": sqlite_page}, {"s": [sqlite_page["snippet"]]}, ("PostgreSQL", "SQLite"), topic)
+    assert kept.text.startswith("In SQLite, foreign key constraints are disabled")
+
+
 def test_this_setting_must_be_the_setting_the_quote_is_about():
     topic = "What is the default KeepAliveTimeout of the Apache HTTP Server?"
     under_keepalive = "### KeepAliveTimeout\n\nThis setting defaults to Off in Apache 1.3 [[src:t]]."

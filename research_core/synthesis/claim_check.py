@@ -30,7 +30,7 @@ title; the passage when no finding quotes it: `synthesis.evidence`):
    not turn around a one-way relation it states between two subjects (`turned_around`) or any two
    things (`swapped_roles`: "window functions act as aggregate functions"); it grafts onto it no phrase
    another quote states of its own subject (`grafted_phrase`: "Read Committed ... provides a consistent
-   view", from Serializable's), nor the question's term onto its subject (`changed_subject`).
+   view", from Serializable's), nor the question's term onto its subject (`changed_subject`, `split_compound`).
 
 Two kinds of sentences carry no citation: framing sentences (`synthesis/framing.py`), which announce
 a comparison or the report itself without stating a fact ("X and Y differ in how they handle
@@ -57,6 +57,7 @@ from research_core.synthesis.mixed_manuals import mixed_manuals
 from research_core.synthesis.owned_option import owned_option
 from research_core.synthesis.qualifiers import dropped_qualifier
 from research_core.synthesis.sibling_variant import sibling_variant
+from research_core.synthesis.split_compound import split_compound
 from research_core.synthesis.swapped_roles import swapped_roles
 from research_core.synthesis.turned_around import turned_around
 from research_core.text.anaphora import leans_back
@@ -377,6 +378,7 @@ def check_claim(
             None,
         )
         or leaning_subject(bare, cited, evidence, names, before)
+        or split_compound(bare, whole, topic)
     )
     if refusal:
         return refusal
