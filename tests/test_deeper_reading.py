@@ -6,9 +6,8 @@ import json
 
 from research_core.research.deeper_reading import rest_of
 from research_core.schemas import Source
-from research_core.search.library import DocumentLibrary
-from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences, serve
+from tests.conftest import library_flat_run
+from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 QUESTION = "What must be done in SQLite before foreign key constraints are enforced?"
 FIRST = "Before foreign key constraints are enforced in SQLite, the library must be compiled with foreign key support."
@@ -52,21 +51,17 @@ def test_a_later_step_shows_the_rest_of_the_cited_passage_without_asking_for_que
         "sqlite-history.md": "# SQLite history of foreign keys\n\nSQLite began to enforce foreign key constraints "
         "with version 3.6.19, long after it first parsed them.",
     }
-    library = DocumentLibrary(tmp_path / "arbor.db")
-    for name, text in pages.items():
-        library.add_text(name, text, kind="md")
     scripted = ScriptedLLM(script={"extract_findings": _pick_pragma_or_first})
-    with serve(scripted) as (url, _):
-        runner = make_runner(tmp_path, url, backends=[library], provider="local")
-        run = config(
-            mode="flat",
-            auto_approve=True,
-            search_backends=["library"],
-            sub_question_min_iterations=2,
-            findings_for_stop=3,
-            engine_picks=False,
-        )
-        snap = runner.start(QUESTION, run)
+    runner, snap = library_flat_run(
+        tmp_path,
+        pages,
+        QUESTION,
+        scripted,
+        provider="local",
+        sub_question_min_iterations=2,
+        findings_for_stop=3,
+        engine_picks=False,
+    )
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     quotes = [f.quote for b in result.sub_questions for f in b.findings]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from research_core.research.first_queries import first_queries
-from research_core.search.library import DocumentLibrary
-from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.conftest import library_flat_run
+from tests.fakes.llm_server import ScriptedLLM
 
 
 def test_a_question_naming_two_subjects_searches_each_of_them():
@@ -34,19 +33,15 @@ def test_a_question_naming_one_subject_also_searches_its_keywords_without_the_fr
 
 def _one_step_flat_run(tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, **runner_options):
     """A flat run of one research step over a library of `pages` (file name -> Markdown); (runner, snapshot)."""
-    library = DocumentLibrary(tmp_path / "arbor.db")
-    for name, text in pages.items():
-        library.add_text(name, text, kind="md")
-    with serve(scripted) as (url, _):
-        runner = make_runner(tmp_path, url, backends=[library], **runner_options)
-        run = config(
-            mode="flat",
-            auto_approve=True,
-            search_backends=["library"],
-            sub_question_min_iterations=1,
-            sub_question_max_iterations=1,
-        )
-        return runner, runner.start(question, run)
+    return library_flat_run(
+        tmp_path,
+        pages,
+        question,
+        scripted,
+        sub_question_min_iterations=1,
+        sub_question_max_iterations=1,
+        **runner_options,
+    )
 
 
 def test_the_local_model_is_not_asked_for_the_first_queries(tmp_path):

@@ -6,9 +6,8 @@ import json
 
 from research_core.research.part_coverage import unquoted_names
 from research_core.research.side_coverage import missing_sides
-from research_core.search.library import DocumentLibrary
-from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences, serve
+from tests.conftest import library_flat_run
+from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 UPSERT_QUESTION = (
     "How do PostgreSQL and SQLite write an upsert with ON CONFLICT, and how does Python's sqlite3 module "
@@ -67,22 +66,18 @@ def test_a_flat_comparison_keeps_searching_for_the_side_no_finding_documents(tmp
         "postgresql-insert.md": "# PostgreSQL INSERT\n\nIn PostgreSQL an INSERT with ON CONFLICT DO UPDATE updates the "
         "existing row that conflicts with the proposed one.",
     }
-    library = DocumentLibrary(tmp_path / "arbor.db")
-    for name, text in pages.items():
-        library.add_text(name, text, kind="md")
     scripted = ScriptedLLM(script={"extract_findings": _pick_all_but_postgresql})
-    with serve(scripted) as (url, _):
-        runner = make_runner(tmp_path, url, backends=[library], provider="local")
-        run = config(
-            mode="flat",
-            auto_approve=True,
-            search_backends=["library"],
-            sub_question_min_iterations=1,
-            sub_question_max_iterations=3,
-            findings_for_stop=2,
-            engine_picks=False,  # the engine would pick PostgreSQL's sentence itself
-        )
-        snap = runner.start(UPSERT_QUESTION, run)
+    runner, snap = library_flat_run(
+        tmp_path,
+        pages,
+        UPSERT_QUESTION,
+        scripted,
+        provider="local",
+        sub_question_min_iterations=1,
+        sub_question_max_iterations=3,
+        findings_for_stop=2,
+        engine_picks=False,  # the engine would pick PostgreSQL's sentence itself
+    )
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     evaluations = [e.message for e in result.log if e.kind == "evaluate"]

@@ -379,12 +379,10 @@ def check_claim(
         )
         or leaning_subject(bare, cited, evidence, names, before)
         or split_compound(bare, whole, topic)
+        or polarity_conflict(bare, whole)
     )
     if refusal:
         return refusal
-    conflict = polarity_conflict(bare, whole)
-    if conflict:
-        return conflict
     held = stem_share(bare, whole)
     if held < CLAIM_BAR:
         return f"its sources hold {held:.0%} of its words, under {CLAIM_BAR:.0%}"
