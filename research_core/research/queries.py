@@ -16,8 +16,6 @@ from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
 from research_core.planning.question_shape import compared_topic, frame_terms, stand_alone, with_frame
 from research_core.research.first_queries import first_queries, fresh_queries
-from research_core.research.part_coverage import finding_texts, still_missing
-from research_core.research.side_coverage import missing_sides
 from research_core.schemas import LogEntry, QueryPlanOutput, SubQuestion
 from research_core.services import Services
 from research_core.text.words import folded
@@ -151,16 +149,15 @@ def step_queries(
     known: list[dict],
     topic: str,
     iteration: int,
-    sources: list[dict] | None = None,
+    missing: list[str],
 ) -> tuple[list[str], dict]:
     """A step's queries: written by code for the embedded model's first step of a question, and for its
-    later steps while findings leave parts or compared options (`side_coverage`, from the findings'
-    `sources`) uncovered and the last search found something; planned by the model otherwise. A
-    question's queries carry the main question's frame (`framed`). (queries, extra update)"""
+    later steps while its findings leave something `missing` (`side_coverage.missing_for`) and the
+    last search found something; planned by the model otherwise. A question's queries carry the main
+    question's frame (`framed`). (queries, extra update)"""
     by_code = services.config.engine_first_queries and branch.kind == "question"
     if by_code and iteration == 1 and not branch.queries:
         return code_queries(branch, topic, question)
-    missing = [*still_missing(topic, finding_texts(known)), *missing_sides(topic, known, sources or [])]
     if by_code and known and missing and branch.last_outcome not in ("no_results", "irrelevant"):
         queries, update = missing_queries(branch, question, missing)
         if queries:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from research_core.planning.question_shape import coordinated_names, keywords, question_parts
+from research_core.research.part_coverage import finding_texts, still_missing
 from research_core.synthesis.evidence import page_owners, source_subjects
 from research_core.text.words import content_words, looks_english
 
@@ -23,9 +24,8 @@ from research_core.text.words import content_words, looks_english
 def compared_clauses(question: str) -> list[tuple[str, list[str]]]:
     """(clause, the options it sets side by side) for each clause of `question` that joins two or more
     named options; the whole question when it is one clause."""
-    parts = question_parts(question) or [question]
     out = []
-    for part in parts:
+    for part in question_parts(question):
         names = coordinated_names(part)
         if len(names) >= 2:
             out.append((part, names))
@@ -58,3 +58,10 @@ def missing_sides(question: str, findings: Iterable[Mapping], sources: Iterable[
         rest = " ".join(keywords(clause, name_words))
         missing += [f"{name} {rest}".strip() for name in names if name.lower() not in documented]
     return list(dict.fromkeys(missing))
+
+
+def missing_for(question: str, findings: list[dict], sources: Iterable[Mapping]) -> list[str]:
+    """What a branch asking `question` has no finding on yet: its uncovered parts and the names no
+    finding names (`part_coverage.still_missing`), then its compared options without a source of
+    their own (`missing_sides`)."""
+    return [*still_missing(question, finding_texts(findings)), *missing_sides(question, findings, sources)]

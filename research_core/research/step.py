@@ -20,11 +20,11 @@ from research_core.research.backend_choice import backends_to_drop, iteration_ou
 from research_core.research.deeper_reading import deeper_passages, reads_deeper
 from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.extraction import extract_findings
-from research_core.research.part_coverage import finding_texts, still_missing, uncovered_parts, unquoted_names
+from research_core.research.part_coverage import finding_texts, uncovered_parts, unquoted_names
 from research_core.research.queries import evidence_topic, step_queries
 from research_core.research.reading import Shown, passages_to_show, prompt_budget
 from research_core.research.searching import keep_relevant, run_searches
-from research_core.research.side_coverage import missing_sides
+from research_core.research.side_coverage import missing_for, missing_sides
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import LogEntry, Source, SubQuestion
 from research_core.services import Services
@@ -160,13 +160,13 @@ def read_deeper(
 
 
 def search_and_read(
-    services: Services, payload: dict[str, Any], branch: SubQuestion, topic: str, iteration: int
+    services: Services, payload: dict[str, Any], branch: SubQuestion, topic: str, iteration: int, missing: list[str]
 ) -> Gathered:
-    """Plan the step's queries, search, keep the relevant results and read the passages not shown before."""
+    """Plan the step's queries (aimed at what is `missing`), search, keep the relevant results and read
+    the passages not shown before."""
     config = services.config
     known: list[dict] = payload.get("findings", [])
-    known_sources: list[dict] = payload.get("sources", [])
-    queries, update = step_queries(services, payload["question"], branch, known, topic, iteration, known_sources)
+    queries, update = step_queries(services, payload["question"], branch, known, topic, iteration, missing)
     costs, log = list(update["costs"]), list(update["log"])
     if not queries:
         log.append(step_log(branch.id, "Nothing new to search: every query was searched already."))
@@ -185,12 +185,12 @@ def gather(services: Services, payload: dict[str, Any], branch: SubQuestion, top
     have more to show, else search."""
     known: list[dict] = payload.get("findings", [])
     known_sources: list[dict] = payload.get("sources", [])
-    missing = [*still_missing(topic, finding_texts(known)), *missing_sides(topic, known, known_sources)]
+    missing = missing_for(topic, known, known_sources)
     if reads_deeper(services.config, branch, iteration, known, missing):
         deeper = read_deeper(services, branch, known, known_sources, topic)
         if deeper is not None:
             return deeper
-    return search_and_read(services, payload, branch, topic, iteration)
+    return search_and_read(services, payload, branch, topic, iteration, missing)
 
 
 def research_step(payload: dict[str, Any], runtime: Runtime[Services]) -> dict:
