@@ -252,6 +252,11 @@ class RunConfig(BaseModel):
         description="After the model picks a step's findings, the engine adds the sentence closest in meaning "
         "to the branch's question from each source the model picked nothing from; None = the model's",
     )
+    quoted_answers: bool | None = Field(
+        default=None,
+        description="Each question branch's answer is its findings' quotes, cited, and the report opens with "
+        "the answers' most direct sentences, with no answer or overview written by the model; None = the model's",
+    )
     citation_judge: Literal["model", "word_overlap"] | None = Field(
         default=None,
         description="Who checks each cited claim against its source: the model, or word overlap; None = the model's",

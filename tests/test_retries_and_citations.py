@@ -105,7 +105,8 @@ def test_with_the_local_model_citations_are_checked_by_word_overlap_without_a_mo
     scripted = ScriptedLLM(script={"synthesize_branch": [synthesis]})
     with serve(scripted) as (url, _):
         runner = make_runner(tmp_path, url, provider="local")
-        snap = runner.start(SIMPLE, config(auto_approve=True))
+        # the model writes the answer here; by default the embedded model's answers are quotes
+        snap = runner.start(SIMPLE, config(auto_approve=True, quoted_answers=False))
         calls = [task for task, _ in scripted.recorded_calls()]
     assert snap.status == "completed", snap.error
     assert "verify_citations" not in calls

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from research_core.research.part_coverage import unquoted_names
-from research_core.research.side_coverage import missing_sides
+from research_core.research.side_coverage import missing_for, missing_sides, missing_subjects
 from tests.conftest import library_flat_run
 from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
@@ -97,3 +97,28 @@ def test_a_product_named_like_code_is_not_a_name_the_findings_must_repeat():
     assert unquoted_names("What is the default KeepAliveTimeout in Apache?", ["Apache keeps connections."]) == [
         "KeepAliveTimeout"
     ]
+
+
+SQLITE_CHANGES_PAGE = {
+    "id": "c1",
+    "title": "Count The Number Of Rows Modified",
+    "url": "/usr/share/doc/sqlite3-doc/c3ref/changes.html",
+    "snippet": "These functions return the number of rows modified, inserted or deleted by the most recently "
+    "completed INSERT, UPDATE or DELETE statement.",
+}
+
+
+def test_a_clause_about_one_product_needs_a_finding_from_that_products_documentation():
+    # the flat m14 run answered Python's clause from SQLite's C interface and never searched Python's manual
+    question = "How does Python's sqlite3 module report how many rows a statement changed?"
+    findings = [{"text": "These functions return the number of rows modified.", "source_ids": ["c1"]}]
+    assert missing_subjects(question, findings, [SQLITE_CHANGES_PAGE]) == [
+        "Python sqlite3 module report rows statement changed"
+    ]
+    assert missing_for(question, findings, [SQLITE_CHANGES_PAGE]) == [
+        "Python sqlite3 module report rows statement changed"
+    ]
+    findings.append({"text": "rowcount: the number of modified rows.", "source_ids": ["p1"]})
+    assert missing_subjects(question, findings, [SQLITE_CHANGES_PAGE, PYTHON_PAGE]) == []
+    # an acronym or a clause comparing options is not such a subject
+    assert missing_subjects("How does SQL define ON CONFLICT?", [], []) == []

@@ -20,6 +20,7 @@ HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "engine_first_queries": False,
     "engine_judges_depth": False,
     "engine_picks": False,
+    "quoted_answers": False,
     "citation_judge": "model",
     "revise_while_pending": True,
 }
@@ -29,6 +30,7 @@ EMBEDDED_MODEL_SETTINGS: dict[str, Any] = {
     "engine_first_queries": True,
     "engine_judges_depth": True,
     "engine_picks": True,
+    "quoted_answers": True,
     "citation_judge": "word_overlap",
     "revise_while_pending": False,
 }

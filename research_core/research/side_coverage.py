@@ -9,13 +9,18 @@ option has a finding from a source about it: the option's own documentation (`ev
 the folder or site of its address), or, for a page no folder or site assigns (a web page), a page
 whose title, address or passage names the option. Each such option is then a missing side,
 written as the query a researcher would search next: the option and the clause's keywords.
+
+The same holds for a clause about one product (`missing_subjects`): the flat run's "how does
+Python's sqlite3 module report how many rows a statement changed" was answered from SQLite's C
+interface (`sqlite3_changes()`), and Python's `Cursor.rowcount` was never searched for.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
-from research_core.planning.question_shape import coordinated_names, keywords, question_parts
+from research_core.planning.question_shape import coordinated_names, keywords, question_parts, subjects
 from research_core.research.part_coverage import finding_texts, still_missing
 from research_core.synthesis.evidence import page_owners, source_subjects
 from research_core.text.words import content_words, looks_english
@@ -60,8 +65,45 @@ def missing_sides(question: str, findings: Iterable[Mapping], sources: Iterable[
     return list(dict.fromkeys(missing))
 
 
+# a product's name: capitalised, with a lower-case letter ("Python", "PostgreSQL", "Node"); not an
+# acronym ("SQL", "ON") or an acronym's plural ("MPMs")
+_PRODUCT = re.compile(r"^(?![A-Z]{2,}s$)[A-Z][\w.+#-]*[a-z][\w.+#-]*$")
+
+
+def clause_products(clause: str) -> list[str]:
+    """The products a clause that compares no options names as its subjects."""
+    if len(coordinated_names(clause)) >= 2:
+        return []
+    return [name for name in subjects(clause) if _PRODUCT.match(name)]
+
+
+def missing_subjects(question: str, findings: Iterable[Mapping], sources: Iterable[Mapping]) -> list[str]:
+    """For each product a clause names (`clause_products`) that no finding's source documents,
+    "<product> <the clause's keywords>" (none for a non-English question)."""
+    if not looks_english(question):
+        return []
+    by_id = {str(s.get("id")): s for s in sources}
+    cited = [by_id[sid] for f in findings for sid in f.get("source_ids") or [] if sid in by_id]
+    missing: list[str] = []
+    for clause in question_parts(question):
+        products = clause_products(clause)
+        documented = {name for source in cited for name in documented_by(source, products)}
+        rest = " ".join(keywords(clause, {w for n in products for w in content_words(n)}))
+        missing += [f"{name} {rest}".strip() for name in products if name.lower() not in documented]
+    return list(dict.fromkeys(missing))
+
+
 def missing_for(question: str, findings: list[dict], sources: Iterable[Mapping]) -> list[str]:
     """What a branch asking `question` has no finding on yet: its uncovered parts and the names no
     finding names (`part_coverage.still_missing`), then its compared options without a source of
-    their own (`missing_sides`)."""
-    return [*still_missing(question, finding_texts(findings)), *missing_sides(question, findings, sources)]
+    their own (`missing_sides`) and the products its clauses name without one (`missing_subjects`)."""
+    sources = list(sources)
+    return list(
+        dict.fromkeys(
+            [
+                *still_missing(question, finding_texts(findings)),
+                *missing_sides(question, findings, sources),
+                *missing_subjects(question, findings, sources),
+            ]
+        )
+    )

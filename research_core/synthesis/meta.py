@@ -100,6 +100,19 @@ def report_fallback(
     }
 
 
+def quoted_report(state: ResearchState, numbering: dict[str, int]) -> dict:
+    """The report of a run with quoted answers: no overview is written; it opens with each branch
+    answer's most direct quoted sentence (`synthesis.lead`) and the branch answers follow."""
+    message = "The report opens with the branch answers' most direct sentences (quoted answers: no overview)."
+    entry = LogEntry(node="meta_synthesize", kind="quoted", message=message)
+    return {
+        "final_answer": assembled_report(state, numbering),
+        "status": "completed",
+        "log": [entry.model_dump()],
+        "report_grounding": report_grounding(state, None),
+    }
+
+
 def report_without_overview(
     state: ResearchState, pieces: list[tuple[SubQuestion, str]], numbering: dict[str, int]
 ) -> dict | None:
@@ -172,7 +185,8 @@ def ground_overview(state: ResearchState, text: str, numbering: dict[str, int]) 
 
 
 def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
-    """Write the overview and assemble the report around the branch answers (flat runs: the branch answer).
+    """Write the overview and assemble the report around the branch answers (flat runs: the branch
+    answer; with quoted answers, no overview: `quoted_report`).
 
     The model writes the direct answer and how the parts connect; every statement of it is grounded.
     When none of it holds, the engine picks the direct answer from the branch answers (`synthesis.lead`).
@@ -186,6 +200,8 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     early = report_without_overview(state, pieces, numbering)
     if early is not None:
         return early
+    if runtime.context.config.quoted_answers and state.get("mode") != "hypothesis":
+        return quoted_report(state, numbering)
     system, user = overview_prompt(state, runtime.context.config, pieces, numbering)
     runtime.context.emit({"type": "meta_synthesis_started"})
     try:

@@ -19,6 +19,7 @@ from research_core.services import Services
 from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.lead import ALSO_FOUND
+from research_core.synthesis.quoted_answer import children_lead, quoted_answer
 from research_core.synthesis.verification import verify_citations
 from research_core.task_records import SynthesisTask
 from research_core.text.citations import (
@@ -141,6 +142,8 @@ def answer_branch(
     if branch.kind == "hypothesis":
         text, extra = _judge(services, config, branch, findings, bullet_list, listing, reverse)
         fields["hypothesis"] = extra.pop("hypothesis")
+    elif config.quoted_answers:  # the embedded model's setting: its retellings were where reports went wrong
+        text, extra = _quote_answer(branch, findings, children, local)
     else:
         system, user = render_prompt(
             "synthesize_branch",
@@ -157,7 +160,9 @@ def answer_branch(
         )
         text, extra = _write_answer(services, branch, system, user, bullet_list, reverse)
     answer = BranchAnswer(text, fields=fields, costs=extra["costs"], log=extra["log"], warnings=extra["warnings"])
-    if config.verify_citations and cited_source_ids(answer.text):
+    quoted = bool(config.quoted_answers and branch.kind == "question")
+    # a quoted answer cites each quote to the passage it was copied from: there is nothing to check
+    if config.verify_citations and not quoted and cited_source_ids(answer.text):
         check_citations(services, answer, sources, branch.id)
     answer.text, grounding_fields, grounding_log = ground_branch_answer(
         answer.text,
@@ -167,6 +172,7 @@ def answer_branch(
         bullet_list,
         f"{branch.question_text} {question}".strip(),
         branch.question_text,
+        list_left_out=not quoted,
     )
     answer.fields.update(grounding_fields)
     answer.log.append(LogEntry(node="synthesize_branch", branch=branch.id, **grounding_log).model_dump())
@@ -204,13 +210,15 @@ def ground_branch_answer(
     bullet_list: str,
     topic: str = "",
     branch: str = "",
+    list_left_out: bool = True,
 ) -> tuple[str, dict[str, Any], dict[str, str]]:
     """Ground a branch answer in its sources; (text, branch fields, log entry fields).
 
     Statements no source supports are removed; if none is left, the findings (each already
     supported by its source) stand in. Findings the answer leaves out are listed under
-    "Also found", so every checked finding reaches the report once. An answer resting on one
-    source says so.
+    "Also found" (unless not `list_left_out`: an answer made of every finding's quote left out only
+    what grounding removed), so every checked finding reaches the report once. An answer resting on
+    one source says so.
     """
     by_id = {s["id"]: s for s in sources}
     quotes, names = finding_quotes(findings), question_subjects(topic)
@@ -224,7 +232,7 @@ def ground_branch_answer(
         removed, reasons = grounded.removed, grounded.reasons
         grounded = ground(listed)
         grounded.removed, grounded.reasons = removed + grounded.removed, reasons + grounded.reasons
-    else:
+    elif list_left_out:
         left_out = [f for f in findings if not said_in(f["text"], grounded.text)]
         if left_out:
             local = {sid: n for n, sid in reverse.items()}
@@ -272,6 +280,21 @@ def _write_answer(
         message = "The synthesis cited no source; the engine attaches citations from the findings."
         log.append(LogEntry(node="synthesize_branch", branch=branch.id, kind="citations", message=message).model_dump())
     return text, {"costs": [entry.model_dump()], "log": log, "warnings": []}
+
+
+def _quote_answer(
+    branch: SubQuestion,
+    findings: list[dict],
+    children: list[SubQuestion],
+    local: dict[str, int],
+) -> tuple[str, dict]:
+    """A question branch's answer made of its findings' quotes (`synthesis.quoted_answer`), no model call."""
+    text = quoted_answer(findings, local, branch.question_text)
+    if not text:
+        text = children_lead(branch.question_text, [(c.question_text, c.synthesis or "") for c in children])
+    message = "The answer lists the findings' quotes (quoted answers: the model writes no answer)."
+    entry = LogEntry(node="synthesize_branch", branch=branch.id, kind="quoted", message=message)
+    return text, {"costs": [], "log": [entry.model_dump()], "warnings": []}
 
 
 def _judge(
