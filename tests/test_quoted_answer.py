@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_core.search.library import DocumentLibrary
-from research_core.synthesis.quoted_answer import quoted_answer
+from research_core.synthesis.quoted_answer import answers_by_quote, quoted_answer
 from research_core.text.citations import cited_source_ids
 from tests.conftest import config, library_flat_run, make_runner
 from tests.fakes.llm_server import ScriptedLLM, serve
@@ -99,3 +99,11 @@ def test_a_hierarchical_run_on_the_embedded_model_opens_with_quoted_sentences_an
     assert "usually deterministic" in lead, report
     assert "always deterministic" not in report and "All of SQLite's" not in report
     assert scripted.count("synthesize_branch") == 0 and scripted.count("meta_synthesis") == 0
+
+
+def test_a_report_in_another_language_than_the_sources_is_still_written_by_the_model():
+    embedded = config(quoted_answers=True)
+    assert answers_by_quote(embedded, QUESTION)
+    assert not answers_by_quote(embedded, "SQLiteの日付関数は決定的ですか？")  # a quote cannot translate itself
+    assert not answers_by_quote(config(quoted_answers=True, report_language="German"), QUESTION)
+    assert not answers_by_quote(config(quoted_answers=False), QUESTION)

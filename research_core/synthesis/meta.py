@@ -16,6 +16,7 @@ from research_core.state import ResearchState, branches_of
 from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.lead import picked_lead
+from research_core.synthesis.quoted_answer import answers_by_quote
 from research_core.synthesis.report import assemble_report, branch_section, drop_sections, limitations
 from research_core.synthesis.sides import part_side_gaps, side_gaps, unevidenced_sides
 from research_core.text.citations import (
@@ -200,7 +201,7 @@ def meta_synthesize(state: ResearchState, runtime: Runtime[Services]) -> dict:
     early = report_without_overview(state, pieces, numbering)
     if early is not None:
         return early
-    if runtime.context.config.quoted_answers and state.get("mode") != "hypothesis":
+    if answers_by_quote(runtime.context.config, state["question"]) and state.get("mode") != "hypothesis":
         return quoted_report(state, numbering)
     system, user = overview_prompt(state, runtime.context.config, pieces, numbering)
     runtime.context.emit({"type": "meta_synthesis_started"})

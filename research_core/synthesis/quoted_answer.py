@@ -9,18 +9,30 @@ model's setting) a question branch's answer is its findings' quotes, each cited,
 most words with the branch's question first. A branch whose findings are all in its drill-down
 children opens with the children's most direct sentences (`synthesis.lead`), as its children's
 answers follow it in the report.
+
+A report asked for in another language than the sources' is still written by the model: a quote
+cannot translate itself (`answers_by_quote`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
+from research_core.configuration import RunConfig
 from research_core.synthesis.lead import picked_lead
 from research_core.text.similarity import is_near_duplicate
 from research_core.text.support import stems
+from research_core.text.words import looks_english
 
 # a quote this similar to one already listed repeats it
 REPEAT_BAR = 0.8
+
+
+def answers_by_quote(config: RunConfig, question: str) -> bool:
+    """Whether a run's answers are its findings' quotes: `quoted_answers` is on, and the report is to
+    be in English (the question is, and no other report language is asked for)."""
+    language = (config.report_language or "").strip().lower()
+    return bool(config.quoted_answers) and looks_english(question) and language in ("", "english", "en")
 
 
 def finding_statement(finding: dict) -> str:

@@ -19,7 +19,7 @@ from research_core.services import Services
 from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
 from research_core.synthesis.lead import ALSO_FOUND
-from research_core.synthesis.quoted_answer import children_lead, quoted_answer
+from research_core.synthesis.quoted_answer import answers_by_quote, children_lead, quoted_answer
 from research_core.synthesis.verification import verify_citations
 from research_core.task_records import SynthesisTask
 from research_core.text.citations import (
@@ -139,10 +139,12 @@ def answer_branch(
     bullet_list = findings_as_markdown(findings, local)
     reverse = {n: sid for sid, n in local.items()}
     fields: dict[str, Any] = {}
+    # the embedded model's written answers were where its reports went wrong (`synthesis.quoted_answer`)
+    quoted = branch.kind == "question" and answers_by_quote(config, question or branch.question_text)
     if branch.kind == "hypothesis":
         text, extra = _judge(services, config, branch, findings, bullet_list, listing, reverse)
         fields["hypothesis"] = extra.pop("hypothesis")
-    elif config.quoted_answers:  # the embedded model's setting: its retellings were where reports went wrong
+    elif quoted:
         text, extra = _quote_answer(branch, findings, children, local)
     else:
         system, user = render_prompt(
@@ -160,7 +162,6 @@ def answer_branch(
         )
         text, extra = _write_answer(services, branch, system, user, bullet_list, reverse)
     answer = BranchAnswer(text, fields=fields, costs=extra["costs"], log=extra["log"], warnings=extra["warnings"])
-    quoted = bool(config.quoted_answers and branch.kind == "question")
     # a quoted answer cites each quote to the passage it was copied from: there is nothing to check
     if config.verify_citations and not quoted and cited_source_ids(answer.text):
         check_citations(services, answer, sources, branch.id)
