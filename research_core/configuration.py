@@ -252,6 +252,13 @@ class RunConfig(BaseModel):
         description="After the model picks a step's findings, the engine adds the sentence closest in meaning "
         "to the branch's question from each source the model picked nothing from; None = the model's",
     )
+    findings_per_part: int | None = Field(
+        default=None,
+        ge=0,
+        le=10,
+        description="A branch keeps researching until it has this many findings for each part of its question "
+        "(for at most six iterations; 0: no such rule); None = the model's",
+    )
     quoted_answers: bool | None = Field(
         default=None,
         description="Each question branch's answer is its findings' quotes, cited, and the report opens with "

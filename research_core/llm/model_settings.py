@@ -21,6 +21,7 @@ HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "engine_judges_depth": False,
     "engine_picks": False,
     "quoted_answers": False,
+    "findings_per_part": 0,
     "citation_judge": "model",
     "revise_while_pending": True,
 }
@@ -31,6 +32,7 @@ EMBEDDED_MODEL_SETTINGS: dict[str, Any] = {
     "engine_judges_depth": True,
     "engine_picks": True,
     "quoted_answers": True,
+    "findings_per_part": 2,
     "citation_judge": "word_overlap",
     "revise_while_pending": False,
 }

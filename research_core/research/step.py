@@ -15,6 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig
+from research_core.planning.question_shape import question_parts
 from research_core.research.allotment import iterations_after
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.deeper_reading import deeper_passages, reads_deeper
@@ -97,6 +98,9 @@ def stop_decision(
         config.confidence_for_stop,
         distinct_sources=len({sid for f in findings for sid in f.get("source_ids", [])}),
         uncovered=[*uncovered, *unquoted_names(topic, texts)],
+        wanted_findings=(config.findings_per_part or 0) * len(question_parts(topic))
+        if branch.kind == "question"
+        else 0,
     )
     if not searched_any and not decision.stop:
         decision = StopDecision(True, f"nothing new to search after {iteration} iterations")

@@ -28,6 +28,7 @@ def branch_stop_decision(
     distinct_sources: int | None = None,
     min_sources: int = 2,
     uncovered: Sequence[str] = (),
+    wanted_findings: int = 0,
 ) -> StopDecision:
     """Decide whether a branch is done.
 
@@ -39,7 +40,8 @@ def branch_stop_decision(
     search, before any sentence said what WAL is). When `distinct_sources` is given, (a) and (b) also need
     `min_sources` distinct sources: evidence resting on one page is thin, so the branch keeps
     searching while its budget allows. Likewise while parts of the branch's question are
-    `uncovered` by any finding, for at most `MAX_ITERATIONS_FOR_MISSING` iterations.
+    `uncovered` by any finding, for at most `MAX_ITERATIONS_FOR_MISSING` iterations, and while it has
+    fewer than `wanted_findings` (`findings_per_part` for each part of its question), for as many.
     """
     n = len(confidences)
     avg = sum(confidences) / n if n else 0.0
@@ -50,6 +52,9 @@ def branch_stop_decision(
     if uncovered and iterations_done < min(allocated, MAX_ITERATIONS_FOR_MISSING):
         missing = "; ".join(p[:60] for p in uncovered[:3])
         return StopDecision(False, f"continue: no finding yet on {missing} ({iterations_done}/{allocated} iterations)")
+    if n < wanted_findings and iterations_done < min(allocated, MAX_ITERATIONS_FOR_MISSING):
+        wanted = f"{n} of {wanted_findings} findings wanted"
+        return StopDecision(False, f"continue: {wanted} ({iterations_done}/{allocated} iterations)")
     if iterations_done >= min_iterations and n >= findings_for_stop:
         return StopDecision(True, f"enough findings ({n}) after {iterations_done} iterations")
     if iterations_done >= min_iterations and n >= 2 and avg >= confidence_for_stop:
