@@ -115,17 +115,17 @@ def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
         yield url, script
 
 
-def library_flat_run(
+def library_run(
     tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, provider: str = "openai", **run_options
 ) -> tuple[Runner, object]:
-    """A flat run over a library of `pages` (file name -> Markdown) with the scripted model; `run_options`
-    override the run's settings. (runner, its final snapshot)."""
+    """An approved run (flat unless `run_options` name a mode) over a library of `pages` (file name ->
+    Markdown) with the scripted model; `run_options` override the run's settings. (runner, its final snapshot)."""
     library = DocumentLibrary(tmp_path / "arbor.db")
     for name, text in pages.items():
         library.add_text(name, text, kind="md")
     with serve(scripted) as (url, _):
         runner = make_runner(tmp_path, url, backends=[library], provider=provider)
-        run = config(mode="flat", auto_approve=True, search_backends=["library"], **run_options)
+        run = config(**{"mode": "flat", "auto_approve": True, "search_backends": ["library"], **run_options})
         return runner, runner.start(question, run)
 
 

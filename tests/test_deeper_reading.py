@@ -6,7 +6,7 @@ import json
 
 from research_core.research.deeper_reading import rest_of
 from research_core.schemas import Source
-from tests.conftest import library_flat_run
+from tests.conftest import library_run
 from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 QUESTION = "What must be done in SQLite before foreign key constraints are enforced?"
@@ -52,7 +52,7 @@ def test_a_later_step_shows_the_rest_of_the_cited_passage_without_asking_for_que
         "with version 3.6.19, long after it first parsed them.",
     }
     scripted = ScriptedLLM(script={"extract_findings": _pick_pragma_or_first})
-    runner, snap = library_flat_run(
+    runner, snap = library_run(
         tmp_path,
         pages,
         QUESTION,

@@ -6,7 +6,7 @@ import json
 
 from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS, HOSTED_MODEL_SETTINGS
 from research_core.research.stopping import MAX_ITERATIONS_FOR_MISSING, branch_stop_decision
-from tests.conftest import library_flat_run
+from tests.conftest import library_run
 from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 QUESTION = "Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?"
@@ -48,7 +48,7 @@ def test_a_flat_run_of_a_three_part_question_reads_on_past_its_first_three_findi
         )
     }
     scripted = ScriptedLLM(script={"extract_findings": _first_sentence_of_each_source})
-    runner, snap = library_flat_run(
+    runner, snap = library_run(
         tmp_path, pages, QUESTION, scripted, provider="local", sources_per_prompt=3, engine_picks=False
     )
     assert snap.status == "completed", snap.error

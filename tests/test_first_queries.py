@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from research_core.research.first_queries import first_queries
-from tests.conftest import library_flat_run
+from tests.conftest import library_run
 from tests.fakes.llm_server import ScriptedLLM
 
 
@@ -33,7 +33,7 @@ def test_a_question_naming_one_subject_also_searches_its_keywords_without_the_fr
 
 def _one_step_flat_run(tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, **runner_options):
     """A flat run of one research step over a library of `pages` (file name -> Markdown); (runner, snapshot)."""
-    return library_flat_run(
+    return library_run(
         tmp_path,
         pages,
         question,

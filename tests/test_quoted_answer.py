@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from research_core.search.library import DocumentLibrary
 from research_core.synthesis.quoted_answer import answers_by_quote, quoted_answer
 from research_core.text.citations import cited_source_ids
-from tests.conftest import config, library_flat_run, make_runner
-from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.conftest import config, library_run
+from tests.fakes.llm_server import ScriptedLLM
 
 QUESTION = "Are SQLite's date and time functions deterministic?"
 QUOTE = "The date and time functions are usually deterministic, but not when given the argument 'now'."
@@ -46,7 +45,7 @@ def test_quotes_are_listed_most_on_the_question_first_each_once_and_only_added_m
 @pytest.mark.parametrize(("provider", "written"), [("local", False), ("openai", True)])
 def test_a_flat_run_on_the_embedded_model_answers_with_the_quote_and_another_model_writes(tmp_path, provider, written):
     scripted = ScriptedLLM(script={"synthesize_branch": RETELLING})
-    runner, snap = library_flat_run(
+    runner, snap = library_run(
         tmp_path,
         PAGES,
         QUESTION,
@@ -63,25 +62,23 @@ def test_a_flat_run_on_the_embedded_model_answers_with_the_quote_and_another_mod
 
 
 def test_a_hierarchical_run_on_the_embedded_model_opens_with_quoted_sentences_and_writes_no_overview(tmp_path):
-    library = DocumentLibrary(tmp_path / "arbor.db")
-    for name, text in PAGES.items():
-        library.add_text(name, text, kind="md")
     scripted = ScriptedLLM(
         script={
             "synthesize_branch": RETELLING,
             "meta_synthesis": "SQLite's date functions are always deterministic [1].",
         }
     )
-    with serve(scripted) as (url, _):
-        runner = make_runner(tmp_path, url, backends=[library], provider="local")
-        run = config(
-            mode="hierarchical",
-            auto_approve=True,
-            search_backends=["library"],
-            sub_question_min_iterations=1,
-            sub_question_max_iterations=1,
-        )
-        snap = runner.start("Compare the date and time functions of SQLite and their determinism", run)
+    question = "Compare the date and time functions of SQLite and their determinism"
+    runner, snap = library_run(
+        tmp_path,
+        PAGES,
+        question,
+        scripted,
+        provider="local",
+        mode="hierarchical",
+        sub_question_min_iterations=1,
+        sub_question_max_iterations=1,
+    )
     assert snap.status == "completed", snap.error
     report = runner.result(snap.run_id).final_answer
     lead = report.split("\n## ", 1)[0]

@@ -6,7 +6,7 @@ import json
 
 from research_core.research.part_coverage import unquoted_names
 from research_core.research.side_coverage import missing_for, missing_sides, missing_subjects
-from tests.conftest import library_flat_run
+from tests.conftest import library_run
 from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 UPSERT_QUESTION = (
@@ -67,7 +67,7 @@ def test_a_flat_comparison_keeps_searching_for_the_side_no_finding_documents(tmp
         "existing row that conflicts with the proposed one.",
     }
     scripted = ScriptedLLM(script={"extract_findings": _pick_all_but_postgresql})
-    runner, snap = library_flat_run(
+    runner, snap = library_run(
         tmp_path,
         pages,
         UPSERT_QUESTION,

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from research_core.configuration import RunConfig
-from research_core.synthesis.lead import picked_lead
 from research_core.text.similarity import is_near_duplicate
 from research_core.text.support import stems
 from research_core.text.words import looks_english
@@ -57,9 +56,3 @@ def quoted_answer(findings: list[dict], known: Collection[str], question: str) -
         said.append(statement)
         lines.append(f"- {statement} {refs}")
     return "\n".join(lines)
-
-
-def children_lead(question: str, children: list[tuple[str, str]]) -> str:
-    """For a branch with no findings of its own: its answered children's most direct sentences
-    ((child question, answer with markers) pairs), with their citations."""
-    return picked_lead(question, children)

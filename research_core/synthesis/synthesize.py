@@ -18,8 +18,8 @@ from research_core.schemas import LogEntry, SubQuestion
 from research_core.services import Services
 from research_core.synthesis.evidence import finding_quotes, question_subjects
 from research_core.synthesis.grounding import Grounded, ground_text, grounding_note, removed_note
-from research_core.synthesis.lead import ALSO_FOUND
-from research_core.synthesis.quoted_answer import answers_by_quote, children_lead, quoted_answer
+from research_core.synthesis.lead import ALSO_FOUND, picked_lead
+from research_core.synthesis.quoted_answer import answers_by_quote, quoted_answer
 from research_core.synthesis.verification import verify_citations
 from research_core.task_records import SynthesisTask
 from research_core.text.citations import (
@@ -291,8 +291,8 @@ def _quote_answer(
 ) -> tuple[str, dict]:
     """A question branch's answer made of its findings' quotes (`synthesis.quoted_answer`), no model call."""
     text = quoted_answer(findings, local, branch.question_text)
-    if not text:
-        text = children_lead(branch.question_text, [(c.question_text, c.synthesis or "") for c in children])
+    if not text:  # its findings are all in its drill-down children: their most direct sentences
+        text = picked_lead(branch.question_text, [(c.question_text, c.synthesis or "") for c in children])
     message = "The answer lists the findings' quotes (quoted answers: the model writes no answer)."
     entry = LogEntry(node="synthesize_branch", branch=branch.id, kind="quoted", message=message)
     return text, {"costs": [], "log": [entry.model_dump()], "warnings": []}
