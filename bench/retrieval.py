@@ -47,8 +47,9 @@ from typing import Any
 from bench.research_quality import CORPORA, Corpus, labelled_pages, load_questions
 from research_core.configuration import RunConfig
 from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
-from research_core.planning.question_shape import frame_terms, question_parts, with_frame
+from research_core.planning.question_shape import frame_terms, products, question_parts, with_frame
 from research_core.research.first_queries import first_queries
+from research_core.research.own_documentation import own_documentation_first
 from research_core.research.quotes import statements_of
 from research_core.research.searching import best_first, keep_relevant
 from research_core.research.step import evidence_topic
@@ -118,7 +119,10 @@ def kept_pages(
     for branch_id, text in branches:
         branch = SubQuestion(id=branch_id, question_text=text, priority=1.0)
         queries = branch_queries(question["question"], text, branch_id)
-        ranked = best_first(source for query in queries for source in library.search(query, k))
+        names = list(dict.fromkeys([*products(text), *products(question["question"])]))
+        ranked = best_first(
+            source for query in queries for source in own_documentation_first(query, names, library.search(query, k))
+        )
         sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id, [library])
         kept |= {s.url for s in sources}
     return kept

@@ -31,6 +31,31 @@ def test_a_question_naming_one_subject_also_searches_its_keywords_without_the_fr
     assert first_queries("VACUUM?") == ["VACUUM?"]
 
 
+def test_each_clause_of_a_question_of_several_clauses_gets_its_own_keyword_queries():
+    # mixed into one query, the Python clause's words pulled SQLite's C interface pages before
+    # either product's upsert page
+    question = (
+        "How do PostgreSQL and SQLite write an upsert with ON CONFLICT, and how does Python's sqlite3 module "
+        "report how many rows a statement changed?"
+    )
+    assert first_queries(question) == [
+        question,
+        "PostgreSQL write upsert CONFLICT",
+        "SQLite write upsert CONFLICT",
+        "Python's sqlite3 module report rows statement changed",
+    ]
+    # a clause of one keyword is searched as it is written
+    vacuum = "Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?"
+    assert "how does autovacuum work" in first_queries(vacuum)
+
+
+def test_a_compound_term_keeps_its_generic_tail():
+    # "foreign constraints" finds CREATE FOREIGN TABLE; "key" is the topic here, not "the key differences"
+    question = "How do PostgreSQL and SQLite enforce foreign key constraints?"
+    assert "PostgreSQL enforce foreign key constraints" in first_queries(question)
+    assert first_queries("What are the key differences between PostgreSQL and SQLite?")[1:] == ["PostgreSQL", "SQLite"]
+
+
 def _one_step_flat_run(tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, **runner_options):
     """A flat run of one research step over a library of `pages` (file name -> Markdown); (runner, snapshot)."""
     return library_run(

@@ -215,6 +215,16 @@ def subjects(question: str) -> list[str]:
     return list(found)
 
 
+# a product's name: capitalised, with a lower-case letter ("Python", "PostgreSQL", "Node"); not an
+# acronym ("SQL", "ON") or an acronym's plural ("MPMs")
+_PRODUCT = re.compile(r"^(?![A-Z]{2,}s$)[A-Z][\w.+#-]*[a-z][\w.+#-]*$")
+
+
+def products(text: str) -> list[str]:
+    """The products `text` names among its subjects: "PostgreSQL", "SQLite", "Python", not "ON" or "MPMs"."""
+    return [name for name in subjects(text) if _PRODUCT.match(name)]
+
+
 def coordinated_names(question: str) -> list[str]:
     """Names the question joins as options ("PostgreSQL and SQLite", "React vs Vue"), in order; [] when none."""
     text = " ".join(question.split())
@@ -262,10 +272,22 @@ def stand_alone(sub_question: str, question: str) -> str:
 _FRAME = re.compile(rf"^(?P<head>[^:?？]{{3,200}}?):\s+(?={_WH}\b)", re.IGNORECASE)
 
 
+# generic words that end a compound term after a lower-case topic word: the "key" of "foreign key"
+# is the topic, the "key" of "the key differences" is not
+_COMPOUND_TAILS = frozenset({"key", "keys"})
+
+
 def keywords(text: str, leave_out: set[str]) -> list[str]:
-    """The topic words of `text` as written there, in order, once each, less those in `leave_out`."""
+    """The topic words of `text` as written there, in order, once each, less those in `leave_out`;
+    a compound's generic tail ("foreign key") is kept with its head."""
     wanted = topic_words(text) - leave_out
-    words = [w for w in re.findall(r"[\w'.+#-]+", text) if content_words(w) & wanted]
+    tokens = re.findall(r"[\w'.+#-]+", text)
+    words = [
+        w
+        for i, w in enumerate(tokens)
+        if content_words(w) & wanted
+        or (w.lower() in _COMPOUND_TAILS and i and tokens[i - 1].islower() and content_words(tokens[i - 1]) & wanted)
+    ]
     return list(dict.fromkeys(w.strip(".'") for w in words))
 
 

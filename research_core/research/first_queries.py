@@ -11,21 +11,41 @@ writes new ones from the question's parts and keywords instead of searching the 
 
 from __future__ import annotations
 
-from research_core.planning.question_shape import coordinated_names, keywords, subjects
+from research_core.planning.question_shape import coordinated_names, keywords, question_parts, stand_alone, subjects
 from research_core.text.words import content_words, folded
 
 MAX_FIRST_QUERIES = 3
+# the first queries of a question of several clauses: the question and its clauses' keyword queries
+MAX_MULTI_PART_QUERIES = 6
 MAX_QUERY_CHARS = 200
 # a keyword query of fewer words than this searches a name alone
 MIN_KEYWORD_QUERY_WORDS = 2
 
 
 def first_queries(topic: str) -> list[str]:
-    """The question, then one "<option> <keywords>" query per option when it joins named options ("A
+    """The question, then its keyword queries (`clause_queries`); for a question of several clauses,
+    the keyword queries of each clause, made to stand alone (`stand_alone`), up to
+    `MAX_MULTI_PART_QUERIES`: the words of "..., and how does Python's sqlite3 module report how many
+    rows a statement changed?" mixed into "PostgreSQL write upsert CONFLICT" find neither page."""
+    text = " ".join(topic.split())
+    parts = question_parts(text)
+    if len(parts) < 2:
+        return clause_queries(text)
+    queries = [text[:MAX_QUERY_CHARS]]
+    for part in parts:
+        own = clause_queries(stand_alone(part, text))
+        queries += own[1:] or own  # a clause of one keyword ("how does autovacuum work") is searched as written
+    unique: dict[str, str] = {}
+    for query in queries:
+        unique.setdefault(folded(query), query)
+    return list(unique.values())[:MAX_MULTI_PART_QUERIES]
+
+
+def clause_queries(text: str) -> list[str]:
+    """The clause, then one "<option> <keywords>" query per option when it joins named options ("A
     and B"); otherwise its keywords without the question's frame ("PostgreSQL window functions" for
     "How do PostgreSQL support window functions?", whose "support" and "Windows" find the Supported
     Platforms and Installation on Windows pages before the manual's window-function chapters)."""
-    text = " ".join(topic.split())
     queries = [text[:MAX_QUERY_CHARS]]
     names = coordinated_names(text)
     if len(names) < 2:
@@ -41,17 +61,19 @@ def first_queries(topic: str) -> list[str]:
 
 
 def fresh_queries(topic: str, used: list[str], missing: list[str] | None = None, limit: int = 2) -> list[str]:
-    """Up to `limit` queries not searched yet: the parts still `missing`, then the topic's keywords,
-    then those keywords less one word at a time (broader), always keeping the names the topic is
-    about. Empty when every candidate was used."""
+    """Up to `limit` queries not searched yet: the parts still `missing`, then each of them less one
+    word at a time (broader), then the topic's keywords and those less one word at a time, always
+    keeping the names the topic is about. A missing part searched already ("PostgreSQL write upsert
+    CONFLICT", the first step's query for that side) is searched broader before the whole topic's
+    words, which bring back the pages of the side already documented. Empty when every candidate was used."""
     seen = {folded(q) for q in used}
     text = " ".join(topic.split())
     names = {w for n in subjects(text) for w in content_words(n)}
     words = keywords(text, set())
-    candidates = [*(missing or []), " ".join(words)]
-    if len(words) > 2:
-        broader = [w for w in reversed(words) if not content_words(w) & names]
-        candidates += [" ".join(w for w in words if w != dropped) for dropped in broader]
+    candidates = [*(missing or [])]
+    for part in missing or []:
+        candidates += _broader(part.split(), names)
+    candidates += [" ".join(words), *_broader(words, names)]
     fresh: list[str] = []
     for query in candidates:
         query = " ".join(query.split())[:MAX_QUERY_CHARS]
@@ -61,3 +83,11 @@ def fresh_queries(topic: str, used: list[str], missing: list[str] | None = None,
         if len(fresh) == limit:
             break
     return fresh
+
+
+def _broader(words: list[str], names: set[str]) -> list[str]:
+    """`words` less one of them at a time, last first, never a word of `names`; none for two words or fewer."""
+    if len(words) <= 2:
+        return []
+    droppable = [w for w in reversed(words) if not content_words(w) & names]
+    return [" ".join(w for w in words if w != dropped) for dropped in droppable]

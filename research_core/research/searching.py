@@ -2,7 +2,8 @@
 
 A backend that is unreachable is disabled for the run; any other failure fails that one query,
 and the user hears of it once. Results are tagged with the branch, de-duplicated by address
-(the best relevance kept) and put best first; navigation pages and off-topic results go before
+(the best relevance kept) and put best first, a query that names a product ranking that product's
+own documentation first (`own_documentation`); navigation pages and off-topic results go before
 anything is read.
 """
 
@@ -11,9 +12,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from research_core.planning.question_shape import subjects
 from research_core.research.evidence import source_relevance
 from research_core.research.navigation import list_reason, navigation_reason, page_navigation_reason
+from research_core.research.own_documentation import own_documentation_first
 from research_core.research.shown_passages import document_reader
 from research_core.schemas import LogEntry, Source
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchBackend, SearchError, clip_source
@@ -64,8 +65,10 @@ def run_searches(
     branch_id: str,
     exclude: list[str] | None = None,
     counts: dict[str, dict[str, int]] | None = None,
+    products: list[str] | None = None,
 ) -> tuple[list[Source], list[dict], list[str]]:
-    """Search every usable backend (less `exclude`) for every query.
+    """Search every usable backend (less `exclude`) for every query; a query naming some of the question's
+    `products` ranks their own documentation first (`own_documentation`).
 
     Returns (sources best first, log entries, warnings); fills `counts[backend]` with errors and results.
     """
@@ -84,7 +87,8 @@ def run_searches(
                 break
             row = counts.setdefault(backend.name, {"errors": 0, "results": 0})
             results, entry = search_once(services, backend, query, per_query, branch_id, row, warnings)
-            found += [clip_source(src).model_copy(update={"sub_question_id": branch_id}) for src in results or []]
+            results = own_documentation_first(query, products or [], results or [])
+            found += [clip_source(src).model_copy(update={"sub_question_id": branch_id}) for src in results]
             log.append(entry)
     return best_first(found), log, warnings
 
@@ -145,13 +149,3 @@ def prose_passage(source: Source, backends: Iterable[object], question: str) -> 
         if not list_reason(passage.snippet):
             return passage.model_copy(update={"relevance": source.relevance, "sub_question_id": source.sub_question_id})
     return None
-
-
-def about_subject_first(question: str, sources: list[Source]) -> list[Source]:
-    """`sources` with those whose title or address names a subject of `question` first (order kept
-    otherwise): a branch about one system reads that system's own documentation before pages that
-    only mention it."""
-    names = [n.lower() for n in subjects(question) if len(n) > 1]
-    if not names:
-        return sources
-    return sorted(sources, key=lambda s: not any(n in f"{s.title} {s.url}".lower() for n in names))

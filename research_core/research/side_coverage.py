@@ -17,10 +17,9 @@ interface (`sqlite3_changes()`), and Python's `Cursor.rowcount` was never search
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
-from research_core.planning.question_shape import coordinated_names, keywords, question_parts, subjects
+from research_core.planning.question_shape import coordinated_names, keywords, products, question_parts
 from research_core.research.part_coverage import finding_texts, still_missing
 from research_core.synthesis.evidence import page_owners, source_subjects
 from research_core.text.words import content_words, looks_english
@@ -65,16 +64,11 @@ def missing_sides(question: str, findings: Iterable[Mapping], sources: Iterable[
     return list(dict.fromkeys(missing))
 
 
-# a product's name: capitalised, with a lower-case letter ("Python", "PostgreSQL", "Node"); not an
-# acronym ("SQL", "ON") or an acronym's plural ("MPMs")
-_PRODUCT = re.compile(r"^(?![A-Z]{2,}s$)[A-Z][\w.+#-]*[a-z][\w.+#-]*$")
-
-
 def clause_products(clause: str) -> list[str]:
     """The products a clause that compares no options names as its subjects."""
     if len(coordinated_names(clause)) >= 2:
         return []
-    return [name for name in subjects(clause) if _PRODUCT.match(name)]
+    return products(clause)
 
 
 def missing_subjects(question: str, findings: Iterable[Mapping], sources: Iterable[Mapping]) -> list[str]:

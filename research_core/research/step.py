@@ -15,7 +15,7 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig
-from research_core.planning.question_shape import question_parts
+from research_core.planning.question_shape import products, question_parts
 from research_core.research.allotment import iterations_after
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.deeper_reading import deeper_passages, reads_deeper
@@ -175,8 +175,15 @@ def search_and_read(
     if not queries:
         log.append(step_log(branch.id, "Nothing new to search: every query was searched already."))
     searched: dict[str, dict[str, int]] = {}
+    names = list(dict.fromkeys([*products(topic), *products(payload["question"])]))
     found, search_log, warnings = run_searches(
-        services, queries, config.max_results_per_query, branch.id, exclude=branch.dropped_backends, counts=searched
+        services,
+        queries,
+        config.max_results_per_query,
+        branch.id,
+        exclude=branch.dropped_backends,
+        counts=searched,
+        products=names,
     )
     source_limit, chars = prompt_budget(services)
     sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id, services.usable_backends())

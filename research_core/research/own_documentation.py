@@ -1,0 +1,52 @@
+"""A query that names a product ranks that product's own documentation first.
+
+A library search ranks by words: "PostgreSQL write upsert CONFLICT" put SQLite's UPSERT page first,
+because SQLite's page says "upsert" and "conflict" more often than PostgreSQL's INSERT page, which
+came second. Merged with the step's other queries best first and cut at the prompt's five sources,
+PostgreSQL's page was never shown, and a flat run of "How do PostgreSQL and SQLite write an upsert
+with ON CONFLICT ...?" said nothing of `INSERT ... ON CONFLICT DO UPDATE`.
+
+So each query's results are re-ranked before they are merged: when the query names products of the
+question (`question_shape.products`), the pages of those products' own documentation (the folder
+or site of their address, `evidence.page_owners`) come first, pages no product owns (a web page)
+next, and pages of another product of the question last; the order within each group is the
+search's. The relevances the search gave are handed out again in the new order, so the query's
+best page keeps the query's best score and a step's merge (`searching.best_first`) compares
+queries as before. A query naming no product keeps the search's order.
+"""
+
+from __future__ import annotations
+
+import re
+
+from research_core.schemas import Source
+from research_core.synthesis.evidence import page_owners
+
+
+def asked_products(query: str, names: list[str]) -> set[str]:
+    """The products of `names` (lower-cased) that `query` names as words of their own: "Python sqlite3
+    module" names Python, not SQLite, whose name there is part of the module's."""
+    return {
+        name.lower()
+        for name in names
+        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", query, flags=re.IGNORECASE)
+    }
+
+
+def own_documentation_first(query: str, names: list[str], results: list[Source]) -> list[Source]:
+    """`results` of `query` re-ranked by the rule above; `names` are the products of the question."""
+    asked = asked_products(query, names)
+    if not asked or len(results) < 2:
+        return results
+
+    def group(source: Source) -> int:
+        owners = {owner.lower() for owner in page_owners(source.title, source.url, names)}
+        if owners & asked:
+            return 0
+        return 2 if owners else 1
+
+    ranked = sorted(results, key=group)
+    if ranked == results:
+        return results
+    scores = sorted((s.relevance for s in results), reverse=True)
+    return [source.model_copy(update={"relevance": score}) for source, score in zip(ranked, scores, strict=True)]

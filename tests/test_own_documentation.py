@@ -1,0 +1,71 @@
+"""A query naming a product ranks that product's own documentation first, before the step's merge."""
+
+from __future__ import annotations
+
+from research_core.configuration import build_run_config
+from research_core.research.own_documentation import asked_products, own_documentation_first
+from research_core.research.searching import run_searches
+from research_core.schemas import Source
+from research_core.search.library import DocumentLibrary
+from research_core.services import Services
+
+NAMES = ["PostgreSQL", "SQLite", "Python"]
+
+
+def _source(url: str, relevance: float) -> Source:
+    return Source.make(url, url.rsplit("/", 1)[-1], "text", relevance, "library")
+
+
+def test_the_named_products_manual_comes_first_with_the_querys_best_score():
+    results = [
+        _source("/usr/share/doc/sqlite3/lang_upsert.html", 1.0),
+        _source("/usr/share/doc/postgresql-doc-15/html/sql-insert.html", 0.73),
+        _source("https://example.org/blog/upserts", 0.6),
+    ]
+    ranked = own_documentation_first("PostgreSQL write upsert CONFLICT", NAMES, results)
+    assert [s.url.rsplit("/", 1)[-1] for s in ranked] == ["sql-insert.html", "upserts", "lang_upsert.html"]
+    assert [s.relevance for s in ranked] == [1.0, 0.73, 0.6]
+
+
+def test_a_query_naming_no_product_keeps_the_search_order():
+    results = [_source("/usr/share/doc/sqlite3/lang_upsert.html", 1.0), _source("/doc/postgresql/insert.html", 0.7)]
+    assert own_documentation_first("write an upsert with ON CONFLICT", NAMES, results) == results
+
+
+def test_a_module_named_after_a_product_is_not_that_product():
+    # Python's sqlite3 module is Python's: its query does not ask for SQLite's own manual
+    assert asked_products("Python sqlite3 module report rows statement changed", NAMES) == {"python"}
+    assert asked_products("Python's sqlite3", NAMES) == {"python"}
+    assert asked_products("sqlite3 rowcount", NAMES) == set()
+    assert asked_products("SQLite foreign keys", NAMES) == {"sqlite"}
+
+
+def test_a_step_searching_each_product_shows_each_ones_own_page_first(tmp_path):
+    pages = {
+        "sqlite3/lang_upsert.md": (
+            "# UPSERT\n\nUPSERT in SQLite follows the syntax established by PostgreSQL. An upsert is an "
+            "INSERT with an ON CONFLICT clause; the upsert conflict target names the unique index, and the "
+            "upsert does update or does nothing on conflict."
+        ),
+        "sqlite3/lang_conflict.md": (
+            "# The ON CONFLICT clause\n\nThe ON CONFLICT clause of SQLite resolves a conflict: an upsert on "
+            "conflict may abort, fail, ignore or replace."
+        ),
+        "postgresql-doc-15/sql-insert.md": (
+            "# INSERT\n\nINSERT inserts new rows into a table. The optional ON CONFLICT clause specifies an "
+            "alternative action to raising a unique violation error: DO NOTHING or DO UPDATE."
+        ),
+    }
+    library = DocumentLibrary(tmp_path / "arbor.db")
+    for name, text in pages.items():
+        path = tmp_path / "manuals" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        library.add_file(path)
+    services = Services(llm=None, backends=[library], config=build_run_config())  # type: ignore[arg-type]
+    queries = ["PostgreSQL upsert conflict", "SQLite upsert conflict"]
+    found, _, warnings = run_searches(services, queries, 5, "sq_001", products=NAMES)
+    assert not warnings
+    # the step's two best sources are each product's own page, whatever the words say
+    assert {s.title for s in found[:2]} == {"INSERT", "UPSERT"}
+    assert found[0].relevance == found[1].relevance == 1.0
