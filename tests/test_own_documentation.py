@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from research_core.configuration import build_run_config
-from research_core.research.own_documentation import asked_products, own_documentation_first
+from research_core.research.own_documentation import own_documentation_first
 from research_core.research.searching import run_searches
 from research_core.schemas import Source
 from research_core.search.library import DocumentLibrary
 from research_core.services import Services
+from research_core.text.names import named_as_word
 
 NAMES = ["PostgreSQL", "SQLite", "Python"]
 
@@ -34,10 +35,10 @@ def test_a_query_naming_no_product_keeps_the_search_order():
 
 def test_a_module_named_after_a_product_is_not_that_product():
     # Python's sqlite3 module is Python's: its query does not ask for SQLite's own manual
-    assert asked_products("Python sqlite3 module report rows statement changed", NAMES) == {"python"}
-    assert asked_products("Python's sqlite3", NAMES) == {"python"}
-    assert asked_products("sqlite3 rowcount", NAMES) == set()
-    assert asked_products("SQLite foreign keys", NAMES) == {"sqlite"}
+    assert named_as_word("Python sqlite3 module report rows statement changed", NAMES) == ["python"]
+    assert named_as_word("Python's sqlite3", NAMES) == ["python"]
+    assert named_as_word("sqlite3 rowcount", NAMES) == []
+    assert named_as_word("SQLite foreign keys", NAMES) == ["sqlite"]
 
 
 def test_a_step_searching_each_product_shows_each_ones_own_page_first(tmp_path):

@@ -68,3 +68,19 @@ def test_no_branch_is_added_when_nothing_is_left_to_ask_of_one_option():
         )
         == "How does SQLite implement auto-incrementing primary keys?"
     )
+
+
+def test_a_branch_about_pythons_sqlite3_module_is_not_sqlites_side():
+    # the embedded model planned PostgreSQL's upsert and Python's sqlite3 module; SQLite's upsert had no branch
+    question = (
+        "How do PostgreSQL and SQLite write an upsert with ON CONFLICT, and how does Python's sqlite3 module "
+        "report how many rows a statement changed?"
+    )
+    plan, warnings = _plan(
+        question,
+        "What is the syntax for an upsert with ON CONFLICT in PostgreSQL?",
+        "How does Python's sqlite3 module handle the result of an upsert statement?",
+    )
+    texts = [sq.question_text for sq in plan.sub_questions]
+    assert texts[-1] == "How does SQLite write an upsert with ON CONFLICT?"
+    assert any("each option the question compares is researched on its own" in w for w in warnings)

@@ -17,7 +17,7 @@ import re
 
 from research_core.planning.question_shape import coordinated_names, frame_head, topic_words
 from research_core.schemas import ProposedSubQuestion
-from research_core.text.names import named_in
+from research_core.text.names import named_as_word, named_in
 
 # a list separator between two options: "A and B", "A, B", "A or with B", "A vs B"
 _SEPARATOR = re.compile(r",?\s+(?:and|or|vs\.?|versus)\s+|,\s+", re.IGNORECASE)
@@ -38,7 +38,7 @@ def sides_without_branch(question: str, sub_questions: list[str]) -> list[str]:
         return []
     alone = set()
     for text in sub_questions:
-        named = named_in(text, sides)
+        named = named_as_word(text, sides)  # "Python's sqlite3 module" is not a branch about SQLite
         if len(named) == 1:
             alone.add(named[0])
     if not alone:

@@ -17,25 +17,14 @@ queries as before. A query naming no product keeps the search's order.
 
 from __future__ import annotations
 
-import re
-
 from research_core.schemas import Source
 from research_core.synthesis.evidence import page_owners
-
-
-def asked_products(query: str, names: list[str]) -> set[str]:
-    """The products of `names` (lower-cased) that `query` names as words of their own: "Python sqlite3
-    module" names Python, not SQLite, whose name there is part of the module's."""
-    return {
-        name.lower()
-        for name in names
-        if re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", query, flags=re.IGNORECASE)
-    }
+from research_core.text.names import named_as_word
 
 
 def own_documentation_first(query: str, names: list[str], results: list[Source]) -> list[Source]:
     """`results` of `query` re-ranked by the rule above; `names` are the products of the question."""
-    asked = asked_products(query, names)
+    asked = set(named_as_word(query, names))
     if not asked or len(results) < 2:
         return results
 

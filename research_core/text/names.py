@@ -56,6 +56,13 @@ def named_in(text: str, names: Iterable[str]) -> list[str]:
     return [n.lower() for n in names if _name_pattern(n).search(text)]
 
 
+def named_as_word(text: str, names: Iterable[str]) -> list[str]:
+    """The names (lower-cased) `text` writes as words of their own: "Python's sqlite3 module" names
+    Python, not SQLite, whose name there is part of the module's (`named_in` finds "sqlite3" for
+    SQLite, as a manual's folder is named)."""
+    return [n.lower() for n in names if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text, re.IGNORECASE)]
+
+
 def mentions(text: str, names: Iterable[str]) -> list[tuple[int, str]]:
     """Where `text` mentions each of the names: (offset, lower-cased name), in the order they stand."""
     return sorted((m.start(), n.lower()) for n in names for m in _name_pattern(n).finditer(text))
