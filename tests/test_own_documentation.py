@@ -70,3 +70,13 @@ def test_a_step_searching_each_product_shows_each_ones_own_page_first(tmp_path):
     # the step's two best sources are each product's own page, whatever the words say
     assert {s.title for s in found[:2]} == {"INSERT", "UPSERT"}
     assert found[0].relevance == found[1].relevance == 1.0
+
+
+def test_a_query_naming_every_product_keeps_the_search_order():
+    # a page comparing them all answers such a query better than any one product's manual
+    results = [
+        _source("https://example.org/survey", 1.0),
+        _source("/usr/share/doc/sqlite3/lang_upsert.html", 0.8),
+        _source("/usr/share/doc/postgresql-doc-15/html/sql-insert.html", 0.7),
+    ]
+    assert own_documentation_first("PostgreSQL and SQLite upserts in Python", NAMES, results) == results

@@ -6,13 +6,14 @@ came second. Merged with the step's other queries best first and cut at the prom
 PostgreSQL's page was never shown, and a flat run of "How do PostgreSQL and SQLite write an upsert
 with ON CONFLICT ...?" said nothing of `INSERT ... ON CONFLICT DO UPDATE`.
 
-So each query's results are re-ranked before they are merged: when the query names products of the
-question (`question_shape.products`), the pages of those products' own documentation (the folder
+So each query's results are re-ranked before they are merged: when the query names some of the
+question's products (`question_shape.products`) but not all, the pages of those products' own documentation (the folder
 or site of their address, `evidence.page_owners`) come first, pages no product owns (a web page)
 next, and pages of another product of the question last; the order within each group is the
 search's. The relevances the search gave are handed out again in the new order, so the query's
 best page keeps the query's best score and a step's merge (`searching.best_first`) compares
-queries as before. A query naming no product keeps the search's order.
+queries as before. A query naming no product keeps the search's order, and so does one naming every
+product: a page that compares them all (a survey, a benchmark) is what it asks for.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from research_core.text.names import named_as_word
 def own_documentation_first(query: str, names: list[str], results: list[Source]) -> list[Source]:
     """`results` of `query` re-ranked by the rule above; `names` are the products of the question."""
     asked = set(named_as_word(query, names))
-    if not asked or len(results) < 2:
+    if not asked or asked >= {name.lower() for name in names} or len(results) < 2:
         return results
 
     def group(source: Source) -> int:
