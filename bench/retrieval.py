@@ -49,7 +49,7 @@ from research_core.configuration import RunConfig
 from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
 from research_core.planning.question_shape import frame_terms, products, question_parts, with_frame
 from research_core.research.first_queries import first_queries
-from research_core.research.own_documentation import own_documentation_first
+from research_core.research.own_documentation import own_documentation_first, results_to_fetch
 from research_core.research.quotes import statements_of
 from research_core.research.searching import best_first, keep_relevant
 from research_core.research.step import evidence_topic
@@ -121,7 +121,11 @@ def kept_pages(
         queries = branch_queries(question["question"], text, branch_id)
         names = list(dict.fromkeys([*products(text), *products(question["question"])]))
         ranked = best_first(
-            source for query in queries for source in own_documentation_first(query, names, library.search(query, k))
+            source
+            for query in queries
+            for source in own_documentation_first(
+                query, names, library.search(query, results_to_fetch(query, names, k))
+            )[:k]
         )
         sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id, [library])
         kept |= {s.url for s in sources}

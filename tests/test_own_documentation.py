@@ -80,3 +80,32 @@ def test_a_query_naming_every_product_keeps_the_search_order():
         _source("/usr/share/doc/postgresql-doc-15/html/sql-insert.html", 0.7),
     ]
     assert own_documentation_first("PostgreSQL and SQLite upserts in Python", NAMES, results) == results
+
+
+class RankedSearch:
+    """A backend answering every query with the same ranked pages, as many as asked for."""
+
+    name = "ranked"
+
+    def __init__(self, urls: list[str]):
+        self.urls = urls
+        self.asked: list[int] = []
+
+    def search(self, query: str, max_results: int) -> list[Source]:
+        self.asked.append(max_results)
+        return [_source(url, round(1.0 - i / 20, 2)) for i, url in enumerate(self.urls[:max_results])]
+
+
+def test_a_product_whose_page_the_other_products_pages_push_out_is_still_searched():
+    # for the Python clause's query the library ranked five of SQLite's C-interface and pragma pages
+    # first, and Python's sqlite3 page (with Cursor.rowcount) sixth
+    urls = [f"/usr/share/doc/sqlite3/c3ref/page{i}.html" for i in range(5)]
+    urls.append("/usr/share/doc/python3.11/html/library/sqlite3.html")
+    backend = RankedSearch(urls)
+    services = Services(llm=None, backends=[backend], config=build_run_config())  # type: ignore[arg-type]
+    query = "Python sqlite3 module report rows statement changed"
+    found, _, _ = run_searches(services, [query], 5, "sq_001", products=NAMES)
+    assert len(found) == 5 and found[0].url.endswith("python3.11/html/library/sqlite3.html")
+    # a query naming no product asks for the usual number
+    run_searches(services, ["report rows statement changed"], 5, "sq_001", products=NAMES)
+    assert backend.asked == [10, 5]

@@ -14,6 +14,11 @@ search's. The relevances the search gave are handed out again in the new order, 
 best page keeps the query's best score and a step's merge (`searching.best_first`) compares
 queries as before. A query naming no product keeps the search's order, and so does one naming every
 product: a page that compares them all (a survey, a benchmark) is what it asks for.
+
+A search returns a query's best few, and these may all be the other product's: "Python sqlite3 module
+report rows statement changed" brought five of SQLite's C-interface and pragma pages, and Python's
+`sqlite3.html` (with `Cursor.rowcount`) came sixth. So such a query asks its backend for
+`WIDER_SEARCH` times as many results, and keeps as many as any query after re-ranking.
 """
 
 from __future__ import annotations
@@ -22,12 +27,26 @@ from research_core.schemas import Source
 from research_core.synthesis.evidence import page_owners
 from research_core.text.names import named_as_word
 
+# how many times a query's usual number of results one naming some of the question's products fetches
+WIDER_SEARCH = 2
+
+
+def names_some(query: str, names: list[str]) -> bool:
+    """Whether `query` names some of the products `names`, not all of them (the rule above)."""
+    asked = set(named_as_word(query, names))
+    return bool(asked) and not asked >= {name.lower() for name in names}
+
+
+def results_to_fetch(query: str, names: list[str], wanted: int) -> int:
+    """How many results to ask a backend for, to keep `wanted` after re-ranking."""
+    return wanted * WIDER_SEARCH if names_some(query, names) else wanted
+
 
 def own_documentation_first(query: str, names: list[str], results: list[Source]) -> list[Source]:
     """`results` of `query` re-ranked by the rule above; `names` are the products of the question."""
-    asked = set(named_as_word(query, names))
-    if not asked or asked >= {name.lower() for name in names} or len(results) < 2:
+    if not names_some(query, names) or len(results) < 2:
         return results
+    asked = set(named_as_word(query, names))
 
     def group(source: Source) -> int:
         owners = {owner.lower() for owner in page_owners(source.title, source.url, names)}

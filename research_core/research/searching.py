@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from research_core.research.evidence import source_relevance
 from research_core.research.navigation import list_reason, navigation_reason, page_navigation_reason
-from research_core.research.own_documentation import own_documentation_first
+from research_core.research.own_documentation import own_documentation_first, results_to_fetch
 from research_core.research.shown_passages import document_reader
 from research_core.schemas import LogEntry, Source
 from research_core.search.base import MAX_RESULTS_PER_QUERY, SearchBackend, SearchError, clip_source
@@ -86,8 +86,9 @@ def run_searches(
             if backend.name not in {b.name for b in services.usable_backends()}:
                 break
             row = counts.setdefault(backend.name, {"errors": 0, "results": 0})
-            results, entry = search_once(services, backend, query, per_query, branch_id, row, warnings)
-            results = own_documentation_first(query, products or [], results or [])
+            fetch = results_to_fetch(query, products or [], per_query)
+            results, entry = search_once(services, backend, query, fetch, branch_id, row, warnings)
+            results = own_documentation_first(query, products or [], results or [])[:per_query]
             found += [clip_source(src).model_copy(update={"sub_question_id": branch_id}) for src in results]
             log.append(entry)
     return best_first(found), log, warnings
