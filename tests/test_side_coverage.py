@@ -124,3 +124,48 @@ def test_a_clause_about_one_product_needs_a_finding_from_that_products_documenta
     assert missing_subjects(question, findings, [SQLITE_CHANGES_PAGE, PYTHON_PAGE]) == []
     # an acronym or a clause comparing options is not such a subject
     assert missing_subjects("How does SQL define ON CONFLICT?", [], []) == []
+
+
+def _pick_all_but_python_at_first(body: dict, calls: list[int] = []) -> str:  # noqa: B006 - counts the calls
+    """An extraction answer that passes over Python's sentences on its first call (as a small model
+    does), then picks every sentence."""
+    calls.append(1)
+    picks = [
+        {"sentences": [k], "confidence": 0.9}
+        for _, k, sentence in numbered_sentences(_tag(_user_text(body), "sources"))
+        if len(calls) > 1 or "Python" not in sentence
+    ]
+    return json.dumps({"findings": picks, "reasoning": "scripted"})
+
+
+def test_a_clause_answered_only_from_another_products_pages_keeps_the_branch_searching(tmp_path):
+    pages = {
+        "sqlite-upsert.md": "# SQLite UPSERT\n\nAn UPSERT in SQLite is an INSERT statement followed by an ON CONFLICT "
+        "clause that turns the insert into an update.",
+        "postgresql-insert.md": "# PostgreSQL INSERT\n\nIn PostgreSQL an INSERT with ON CONFLICT DO UPDATE updates the "
+        "existing row that conflicts with the proposed one.",
+        "sqlite-changes.md": "# Count the rows modified\n\nThe sqlite3_changes() interface reports how many rows "
+        "the most recent statement changed.",
+        "python-sqlite3.md": "# Python sqlite3 cursor\n\nThe rowcount attribute of a Python sqlite3 cursor reports how "
+        "many rows the last statement changed.",
+    }
+    scripted = ScriptedLLM(script={"extract_findings": _pick_all_but_python_at_first})
+    runner, snap = library_run(
+        tmp_path,
+        pages,
+        UPSERT_QUESTION,
+        scripted,
+        provider="local",
+        sub_question_min_iterations=1,
+        sub_question_max_iterations=3,
+        findings_for_stop=2,
+        findings_per_part=1,
+        engine_picks=False,
+    )
+    assert snap.status == "completed", snap.error
+    result = runner.result(snap.run_id)
+    evaluations = [e.message for e in result.log if e.kind == "evaluate"]
+    # both clauses have findings, but the Python clause's rests on SQLite's C interface
+    assert evaluations[0].startswith("continue: no finding yet on Python"), evaluations
+    searches = [e.message for e in result.log if e.kind == "queries"]
+    assert "'Python sqlite3 module report rows statement changed'" in searches[1]

@@ -25,7 +25,7 @@ from research_core.research.part_coverage import finding_texts, uncovered_parts,
 from research_core.research.queries import evidence_topic, step_queries
 from research_core.research.reading import Shown, passages_to_show, prompt_budget
 from research_core.research.searching import keep_relevant, run_searches
-from research_core.research.side_coverage import missing_for, missing_sides
+from research_core.research.side_coverage import missing_for, missing_sides, missing_subjects
 from research_core.research.stopping import StopDecision, branch_stop_decision
 from research_core.schemas import LogEntry, Source, SubQuestion
 from research_core.services import Services
@@ -85,10 +85,14 @@ def stop_decision(
     sources: list[dict] | None = None,
 ) -> tuple[StopDecision, list[str]]:
     """Whether the branch stops after this step (`branch_stop_decision` over all of its findings and the
-    parts of its question no finding covers yet, each compared option without a finding from a source
-    about it among them, `side_coverage`), and those parts."""
+    parts of its question no finding covers yet, each compared option and each product a clause names
+    without a finding from a source about it among them, `side_coverage`), and those parts."""
     texts = finding_texts(findings)
-    uncovered = [*uncovered_parts(topic, texts), *missing_sides(topic, findings, sources or [])]
+    uncovered = [
+        *uncovered_parts(topic, texts),
+        *missing_sides(topic, findings, sources or []),
+        *missing_subjects(topic, findings, sources or []),
+    ]
     decision = branch_stop_decision(
         iteration,
         branch.allocated_iterations,
