@@ -7,7 +7,7 @@ import json
 from research_core.configuration import RunConfig
 from research_core.research.depth import engine_depth, fallback_drill_question
 from tests.conftest import config, make_runner
-from tests.fakes.llm_server import ScriptedLLM, serve
+from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences, serve
 
 QUESTION = "Compare React, Vue, and Angular for building web applications"
 
@@ -54,8 +54,18 @@ def test_a_shallow_verdict_without_a_narrower_question_still_drills_down(tmp_pat
     assert any(e.kind == "drill_down" and "engine proposes" in e.reasoning for e in result.log)
 
 
+def _first_sentence_of_each_source(body: dict) -> str:
+    """An extraction answer picking the first sentence of every source shown."""
+    firsts: dict[int, int] = {}
+    for n, k, _ in numbered_sentences(_tag(_user_text(body), "sources")):
+        firsts.setdefault(n, k)
+    picks = [{"sentences": [k], "confidence": 0.8} for k in firsts.values()]
+    return json.dumps({"findings": picks, "reasoning": "scripted"})
+
+
 def test_with_the_embedded_model_well_sourced_branches_are_not_sent_to_the_depth_check(tmp_path) -> None:
-    with serve(ScriptedLLM()) as (url, script):
+    # each source's first sentence: a finding for each framework whose page the step shows
+    with serve(ScriptedLLM(script={"extract_findings": _first_sentence_of_each_source})) as (url, script):
         runner = make_runner(tmp_path, url, provider="local")
         snap = runner.start(QUESTION, config(auto_approve=True, parallel=1, adaptive_plan=False))
     assert snap.status == "completed", snap.error
