@@ -47,6 +47,24 @@ def test_a_web_page_counts_for_the_options_it_names_and_a_question_comparing_not
     assert missing_sides("How does PostgreSQL enforce foreign keys?", [], []) == []
 
 
+UPSERT_PAGES = {
+    "sqlite-upsert.md": "# SQLite UPSERT\n\nAn UPSERT in SQLite is an INSERT statement followed by an ON CONFLICT "
+    "clause that turns the insert into an update.",
+    "python-sqlite3.md": "# Python sqlite3 cursor\n\nThe rowcount attribute of a Python sqlite3 cursor reports how "
+    "many rows the last statement changed.",
+    "postgresql-insert.md": "# PostgreSQL INSERT\n\nIn PostgreSQL an INSERT with ON CONFLICT DO UPDATE updates the "
+    "existing row that conflicts with the proposed one.",
+}
+
+
+def _upsert_run(tmp_path, pages: dict[str, str], extract, **options):
+    """A flat run of the upsert question with the embedded model's settings over `pages`, its extraction
+    answered by `extract`; (runner, its final snapshot)."""
+    scripted = ScriptedLLM(script={"extract_findings": extract})
+    settings = {"sub_question_min_iterations": 1, "sub_question_max_iterations": 3, "findings_for_stop": 2}
+    return library_run(tmp_path, pages, UPSERT_QUESTION, scripted, provider="local", **{**settings, **options})
+
+
 def _pick_all_but_postgresql(body: dict) -> str:
     """An extraction answer that passes over every sentence about PostgreSQL (as a small model does)."""
     picks = [
@@ -58,26 +76,8 @@ def _pick_all_but_postgresql(body: dict) -> str:
 
 
 def test_a_flat_comparison_keeps_searching_for_the_side_no_finding_documents(tmp_path):
-    pages = {
-        "sqlite-upsert.md": "# SQLite UPSERT\n\nAn UPSERT in SQLite is an INSERT statement followed by an ON CONFLICT "
-        "clause that turns the insert into an update.",
-        "python-sqlite3.md": "# Python sqlite3 cursor\n\nThe rowcount attribute of a Python sqlite3 cursor reports how "
-        "many rows the last statement changed.",
-        "postgresql-insert.md": "# PostgreSQL INSERT\n\nIn PostgreSQL an INSERT with ON CONFLICT DO UPDATE updates the "
-        "existing row that conflicts with the proposed one.",
-    }
-    scripted = ScriptedLLM(script={"extract_findings": _pick_all_but_postgresql})
-    runner, snap = library_run(
-        tmp_path,
-        pages,
-        UPSERT_QUESTION,
-        scripted,
-        provider="local",
-        sub_question_min_iterations=1,
-        sub_question_max_iterations=3,
-        findings_for_stop=2,
-        engine_picks=False,  # the engine would pick PostgreSQL's sentence itself
-    )
+    # engine_picks off: the engine would pick PostgreSQL's sentence itself
+    runner, snap = _upsert_run(tmp_path, UPSERT_PAGES, _pick_all_but_postgresql, engine_picks=False)
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     evaluations = [e.message for e in result.log if e.kind == "evaluate"]
@@ -126,42 +126,31 @@ def test_a_clause_about_one_product_needs_a_finding_from_that_products_documenta
     assert missing_subjects("How does SQL define ON CONFLICT?", [], []) == []
 
 
-def _pick_all_but_python_at_first(body: dict, calls: list[int] = []) -> str:  # noqa: B006 - counts the calls
+def _all_but_python_at_first():
     """An extraction answer that passes over Python's sentences on its first call (as a small model
     does), then picks every sentence."""
-    calls.append(1)
-    picks = [
-        {"sentences": [k], "confidence": 0.9}
-        for _, k, sentence in numbered_sentences(_tag(_user_text(body), "sources"))
-        if len(calls) > 1 or "Python" not in sentence
-    ]
-    return json.dumps({"findings": picks, "reasoning": "scripted"})
+    calls: list[dict] = []
+
+    def answer(body: dict) -> str:
+        calls.append(body)
+        picks = [
+            {"sentences": [k], "confidence": 0.9}
+            for _, k, sentence in numbered_sentences(_tag(_user_text(body), "sources"))
+            if len(calls) > 1 or "Python" not in sentence
+        ]
+        return json.dumps({"findings": picks, "reasoning": "scripted"})
+
+    return answer
 
 
 def test_a_clause_answered_only_from_another_products_pages_keeps_the_branch_searching(tmp_path):
     pages = {
-        "sqlite-upsert.md": "# SQLite UPSERT\n\nAn UPSERT in SQLite is an INSERT statement followed by an ON CONFLICT "
-        "clause that turns the insert into an update.",
-        "postgresql-insert.md": "# PostgreSQL INSERT\n\nIn PostgreSQL an INSERT with ON CONFLICT DO UPDATE updates the "
-        "existing row that conflicts with the proposed one.",
+        **UPSERT_PAGES,
         "sqlite-changes.md": "# Count the rows modified\n\nThe sqlite3_changes() interface reports how many rows "
         "the most recent statement changed.",
-        "python-sqlite3.md": "# Python sqlite3 cursor\n\nThe rowcount attribute of a Python sqlite3 cursor reports how "
-        "many rows the last statement changed.",
     }
-    scripted = ScriptedLLM(script={"extract_findings": _pick_all_but_python_at_first})
-    runner, snap = library_run(
-        tmp_path,
-        pages,
-        UPSERT_QUESTION,
-        scripted,
-        provider="local",
-        sub_question_min_iterations=1,
-        sub_question_max_iterations=3,
-        findings_for_stop=2,
-        findings_per_part=1,
-        engine_picks=False,
-    )
+    options = {"findings_per_part": 1, "engine_picks": False}
+    runner, snap = _upsert_run(tmp_path, pages, _all_but_python_at_first(), **options)
     assert snap.status == "completed", snap.error
     result = runner.result(snap.run_id)
     evaluations = [e.message for e in result.log if e.kind == "evaluate"]
