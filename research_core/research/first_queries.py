@@ -4,9 +4,11 @@ On a CPU, a small local model spends half a minute reading the query-planning pr
 rephrase the sub-question. The first iteration has nothing to aim at yet, so code writes its
 queries: the question itself, and for a question joining named options ("... in PostgreSQL
 and SQLite?") one keyword query per option, so each of them gets its own results instead of
-the better-documented one taking every slot. Later iterations, which aim at what is still
-missing, ask the model; when the model only repeats searches already made, `fresh_queries`
-writes new ones from the question's parts and keywords instead of searching the same words again.
+the better-documented one taking every slot; a question of several clauses gets each clause's
+keyword queries, so one clause's words do not crowd another's pages out. Later iterations,
+which aim at what is still missing, ask the model; when the model only repeats searches already
+made, `fresh_queries` writes new ones from the question's parts and keywords instead of
+searching the same words again.
 """
 
 from __future__ import annotations
