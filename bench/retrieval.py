@@ -47,15 +47,16 @@ from typing import Any
 from bench.research_quality import CORPORA, Corpus, labelled_pages, load_questions
 from research_core.configuration import RunConfig
 from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS
-from research_core.planning.question_shape import frame_terms, products, question_parts, with_frame
+from research_core.planning.question_shape import frame_terms, question_parts, with_frame
 from research_core.research.first_queries import first_queries
-from research_core.research.own_documentation import own_documentation_first, results_to_fetch
+from research_core.research.own_documentation import question_products
 from research_core.research.quotes import statements_of
-from research_core.research.searching import best_first, keep_relevant
+from research_core.research.searching import keep_relevant, run_searches
 from research_core.research.step import evidence_topic
 from research_core.schemas import FLAT_BRANCH_ID, SubQuestion
 from research_core.search.base import MAX_RESULTS_PER_QUERY
 from research_core.search.library import DocumentLibrary
+from research_core.services import Services
 from research_core.text.windows import best_window
 from research_core.text.words import folded
 
@@ -111,6 +112,7 @@ def kept_pages(
     (`searching.keep_relevant`)."""
     kept: set[str] = set()
     limit = EMBEDDED_MODEL_SETTINGS["sources_per_prompt"]
+    services = Services(llm=None, backends=[library], config=RunConfig())  # type: ignore[arg-type]
     branches = (
         [(f"sq_{i:03d}", text) for i, text in enumerate(sub_questions, start=1)]
         if sub_questions
@@ -119,14 +121,8 @@ def kept_pages(
     for branch_id, text in branches:
         branch = SubQuestion(id=branch_id, question_text=text, priority=1.0)
         queries = branch_queries(question["question"], text, branch_id)
-        names = list(dict.fromkeys([*products(text), *products(question["question"])]))
-        ranked = best_first(
-            source
-            for query in queries
-            for source in own_documentation_first(
-                query, names, library.search(query, results_to_fetch(query, names, k))
-            )[:k]
-        )
+        names = question_products(text, question["question"])
+        ranked, _, _ = run_searches(services, queries, k, branch_id, products=names)
         sources, _ = keep_relevant(evidence_topic(branch, question["question"]), ranked, limit, branch_id, [library])
         kept |= {s.url for s in sources}
     return kept

@@ -23,7 +23,9 @@ report rows statement changed" brought five of SQLite's C-interface and pragma p
 
 from __future__ import annotations
 
+from research_core.planning.question_shape import products
 from research_core.schemas import Source
+from research_core.search.base import MAX_RESULTS_PER_QUERY
 from research_core.synthesis.evidence import page_owners
 from research_core.text.names import named_as_word
 
@@ -31,22 +33,27 @@ from research_core.text.names import named_as_word
 WIDER_SEARCH = 2
 
 
-def names_some(query: str, names: list[str]) -> bool:
-    """Whether `query` names some of the products `names`, not all of them (the rule above)."""
+def question_products(topic: str, question: str) -> list[str]:
+    """The products a branch's searches rank by: those its `topic` names, then those of the main `question`."""
+    return list(dict.fromkeys([*products(topic), *products(question)]))
+
+
+def _asked(query: str, names: list[str]) -> set[str]:
+    """The products (lower-cased) `query` names when it names some of `names` but not all; else none."""
     asked = set(named_as_word(query, names))
-    return bool(asked) and not asked >= {name.lower() for name in names}
+    return set() if asked >= {name.lower() for name in names} else asked
 
 
 def results_to_fetch(query: str, names: list[str], wanted: int) -> int:
-    """How many results to ask a backend for, to keep `wanted` after re-ranking."""
-    return wanted * WIDER_SEARCH if names_some(query, names) else wanted
+    """How many results to ask a backend for, to keep `wanted` after re-ranking (at most `MAX_RESULTS_PER_QUERY`)."""
+    return min(wanted * WIDER_SEARCH, MAX_RESULTS_PER_QUERY) if _asked(query, names) else wanted
 
 
 def own_documentation_first(query: str, names: list[str], results: list[Source]) -> list[Source]:
     """`results` of `query` re-ranked by the rule above; `names` are the products of the question."""
-    if not names_some(query, names) or len(results) < 2:
+    asked = _asked(query, names)
+    if not asked or len(results) < 2:
         return results
-    asked = set(named_as_word(query, names))
 
     def group(source: Source) -> int:
         owners = {owner.lower() for owner in page_owners(source.title, source.url, names)}

@@ -86,7 +86,7 @@ def run_searches(
             if backend.name not in {b.name for b in services.usable_backends()}:
                 break
             row = counts.setdefault(backend.name, {"errors": 0, "results": 0})
-            fetch = min(results_to_fetch(query, products or [], per_query), MAX_RESULTS_PER_QUERY)
+            fetch = results_to_fetch(query, products or [], per_query)
             results, entry = search_once(services, backend, query, fetch, branch_id, row, warnings)
             results = own_documentation_first(query, products or [], results or [])[:per_query]
             found += [clip_source(src).model_copy(update={"sub_question_id": branch_id}) for src in results]

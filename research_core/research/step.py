@@ -15,12 +15,13 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from research_core.configuration import RunConfig
-from research_core.planning.question_shape import products, question_parts
+from research_core.planning.question_shape import question_parts
 from research_core.research.allotment import iterations_after
 from research_core.research.backend_choice import backends_to_drop, iteration_outcome, update_stats
 from research_core.research.deeper_reading import deeper_passages, reads_deeper
 from research_core.research.depth import can_drill_down, evaluate_depth
 from research_core.research.extraction import extract_findings
+from research_core.research.own_documentation import question_products
 from research_core.research.part_coverage import finding_texts, uncovered_parts, unquoted_names
 from research_core.research.queries import evidence_topic, step_queries
 from research_core.research.reading import Shown, passages_to_show, prompt_budget
@@ -179,7 +180,6 @@ def search_and_read(
     if not queries:
         log.append(step_log(branch.id, "Nothing new to search: every query was searched already."))
     searched: dict[str, dict[str, int]] = {}
-    names = list(dict.fromkeys([*products(topic), *products(payload["question"])]))
     found, search_log, warnings = run_searches(
         services,
         queries,
@@ -187,7 +187,7 @@ def search_and_read(
         branch.id,
         exclude=branch.dropped_backends,
         counts=searched,
-        products=names,
+        products=question_products(topic, payload["question"]),
     )
     source_limit, chars = prompt_budget(services)
     sources, relevance_log = keep_relevant(topic, found, source_limit, branch.id, services.usable_backends())
