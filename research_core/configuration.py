@@ -259,6 +259,11 @@ class RunConfig(BaseModel):
         description="A branch keeps researching until it has this many findings for each part of its question "
         "(for at most six iterations; 0: no such rule); None = the model's",
     )
+    stop_on_confidence: bool | None = Field(
+        default=None,
+        description="A branch may end on the model's own confidence (`confidence_for_stop` over two findings) "
+        "before it has `findings_for_stop` findings; None = the model's",
+    )
     quoted_answers: bool | None = Field(
         default=None,
         description="Each question branch's answer is its findings' quotes, cited, and the report opens with "

@@ -49,6 +49,23 @@ def test_each_clause_of_a_question_of_several_clauses_gets_its_own_keyword_queri
     assert "how does autovacuum work" in first_queries(vacuum)
 
 
+def test_a_clause_that_refers_back_by_a_pronoun_searches_what_it_refers_to():
+    # round MM, m12: "must done SQLite before enforced" found SQLite's locking and virtual-table pages
+    question = (
+        "How do PostgreSQL and SQLite enforce foreign key constraints, and what must be done in SQLite "
+        "before they are enforced?"
+    )
+    assert first_queries(question)[-1] == "must done SQLite before enforced foreign key constraints"
+    question = (
+        "What are window functions, how does PostgreSQL support them, and does SQLite support the same OVER clause?"
+    )
+    assert "PostgreSQL window functions" in first_queries(question)
+    # a clause naming no subject borrows the question's names instead, and one with no pronoun stays as it is
+    assert first_queries("Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?")[
+        1:
+    ] == ["PostgreSQL VACUUM", "how does autovacuum work", "settings tune PostgreSQL VACUUM"]
+
+
 def test_a_compound_term_keeps_its_generic_tail():
     # "foreign constraints" finds CREATE FOREIGN TABLE; "key" is the topic here, not "the key differences"
     question = "How do PostgreSQL and SQLite enforce foreign key constraints?"
@@ -65,6 +82,7 @@ def _one_step_flat_run(tmp_path, pages: dict[str, str], question: str, scripted:
         scripted,
         sub_question_min_iterations=1,
         sub_question_max_iterations=1,
+        max_iterations=2,
         **runner_options,
     )
 

@@ -43,6 +43,21 @@ def test_a_synopsis_is_a_list_but_its_page_is_not_navigation():
     assert page_navigation_reason("EXPLAIN", "/usr/share/doc/postgresql-doc-15/html/sql-explain.html") is None
 
 
+def test_a_page_whose_file_is_named_like_a_change_log_is_judged_by_its_title():
+    # round MM, flat m14: SQLite's reference of sqlite3_changes() was refused as "a navigation page (changes)"
+    assert (
+        page_navigation_reason("Count The Number Of Rows Modified", "/usr/share/doc/sqlite3/c3ref/changes.html") is None
+    )
+    assert page_navigation_reason("Release History Of SQLite", "/usr/share/doc/sqlite3/changes.html")
+    assert page_navigation_reason("", "https://example.org/changes.html")
+    assert (
+        page_navigation_reason("Index Of A Parameter With A Given Name", "/sqlite3/c3ref/bind_parameter_index.html")
+        is None
+    )
+    # an index page keeps its file name's verdict whatever its title
+    assert page_navigation_reason("The Python Standard Library", "/usr/share/doc/python3.11/html/library/index.html")
+
+
 def test_a_command_page_shown_by_its_synopsis_is_read_at_its_prose(tmp_path):
     # held-out round FF, s7: sql-explain.html was refused as "a list of links" and the run found nothing
     library = _library(tmp_path)

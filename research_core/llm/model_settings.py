@@ -14,6 +14,8 @@ from research_core.configuration import RunConfig
 # window is 350 characters. 450 kept more of each passage's key terms (bench.retrieval: aspects in
 # windows 58 -> 61 of 66 and 28 -> 30 of 35) but, measured with the embedded model, named no more of
 # each side's mechanisms and made the median multi-part run about 30 s slower (bench/README, round BB).
+# The embedded model states 0.7-0.9 confidence for whatever it found first, so its branches do not end on
+# that confidence: 11 of round MM's hierarchical branches ended on two findings (bench/README, round NN).
 HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "sources_per_prompt": 8,
     "snippet_chars": 600,
@@ -22,6 +24,7 @@ HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "engine_picks": False,
     "quoted_answers": False,
     "findings_per_part": 0,
+    "stop_on_confidence": True,
     "citation_judge": "model",
     "revise_while_pending": True,
 }
@@ -33,6 +36,7 @@ EMBEDDED_MODEL_SETTINGS: dict[str, Any] = {
     "engine_picks": True,
     "quoted_answers": True,
     "findings_per_part": 2,
+    "stop_on_confidence": False,
     "citation_judge": "word_overlap",
     "revise_while_pending": False,
 }

@@ -13,6 +13,8 @@ searching the same words again.
 
 from __future__ import annotations
 
+import re
+
 from research_core.planning.question_shape import coordinated_names, keywords, question_parts, stand_alone, subjects
 from research_core.text.words import content_words, folded
 
@@ -22,6 +24,10 @@ MAX_MULTI_PART_QUERIES = 6
 MAX_QUERY_CHARS = 200
 # a keyword query of fewer words than this searches a name alone
 MIN_KEYWORD_QUERY_WORDS = 2
+# a pronoun by which a clause refers back to what an earlier clause asked about
+_BACK_REFERENCE = re.compile(r"\b(?:they|them|their|it|its|these|those)\b", re.IGNORECASE)
+# letters two words must share at their start to count as one ("enforce", "enforced")
+_STEM = 5
 
 
 def first_queries(topic: str) -> list[str]:
@@ -34,13 +40,27 @@ def first_queries(topic: str) -> list[str]:
     if len(parts) < 2:
         return clause_queries(text)
     queries = [text[:MAX_QUERY_CHARS]]
-    for part in parts:
-        own = clause_queries(stand_alone(part, text))
+    for earlier, part in zip(["", *parts], parts, strict=False):
+        own = clause_queries(stand_alone(with_antecedent(part, earlier), text))
         queries += own[1:] or own  # a clause of one keyword ("how does autovacuum work") is searched as written
     unique: dict[str, str] = {}
     for query in queries:
         unique.setdefault(folded(query), query)
     return list(unique.values())[:MAX_MULTI_PART_QUERIES]
+
+
+def with_antecedent(part: str, earlier: str) -> str:
+    """The clause `part`, with the topic words of the clause before it (`earlier`) added when it names a
+    subject but refers back to that clause's topic by a pronoun: "what must be done in SQLite before
+    they are enforced" was searched as "must done SQLite before enforced", which finds SQLite's file
+    locking and virtual table pages, not its foreign keys. A clause naming no subject borrows the
+    question's names instead (`stand_alone`)."""
+    if not earlier or not _BACK_REFERENCE.search(part) or not subjects(part):
+        return part
+    names = {w for n in subjects(earlier) for w in content_words(n)}
+    have = {w[:_STEM] for w in content_words(part)}
+    extra = [w for w in keywords(earlier, names) if not {c[:_STEM] for c in content_words(w)} & have]
+    return f"{part} ({' '.join(extra)})" if extra else part
 
 
 def clause_queries(text: str) -> list[str]:

@@ -18,8 +18,8 @@ _TAIL = r"(?:\s*[-–—:|(].*)?\W*$"
 _TITLE = re.compile(
     r"^\W*(?:"
     # "SQLite Site Map", "PostgreSQL 15.5 Documentation", "Release Notes"
-    r"(?:[\w.]+\s+){0,2}(?:site\s*map|table of contents|change\s*logs?|release notes|release history|"
-    r"(?:older\s+)?news|changes|"
+    r"(?:[\w.]+\s+){0,2}(?:site\s*map|table of contents|change\s*logs?|release notes|"
+    r"release history(?:\s+of\s+[\w.]+)?|(?:older\s+)?news|changes|"
     r"documentation(?: index| home| contents)?)"
     # "Index", "General Index", "Python Module Index" (not "CREATE INDEX": the word before must say so)
     r"|(?:(?:general|alphabetical|keyword|book|document|master|permuted|python module|module)\s+)?index"
@@ -34,6 +34,9 @@ _FILE = re.compile(
     r"changes|changelog|news|search|release(?:s|-notes|-\d[\w.-]*)?|whatsnew)$",
     re.IGNORECASE,
 )
+# file names that are also the names of functions and topics: SQLite's c3ref/changes.html is "Count The
+# Number Of Rows Modified" (sqlite3_changes()), so these are navigation by name only when the page has no title
+_NAMES_OF_THINGS = frozenset({"changes", "news", "search"})
 # a passage of mostly short lines (link texts) is a list, not an explanation
 LIST_LINE_WORDS = 6
 LIST_SHARE = 0.7
@@ -59,7 +62,7 @@ def page_navigation_reason(title: str, url: str) -> str | None:
     if clean and (_TITLE.match(clean) or _RELEASE_TITLE.match(clean)):
         return f"a navigation page ({clean[:60]!r})"
     stem = _file_stem(url)
-    if stem and _FILE.match(stem):
+    if stem and _FILE.match(stem) and not (clean and stem.lower() in _NAMES_OF_THINGS):
         return f"a navigation page ({stem})"
     return None
 

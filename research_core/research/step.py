@@ -101,6 +101,7 @@ def stop_decision(
         [f["confidence"] for f in findings],
         config.findings_for_stop,
         config.confidence_for_stop,
+        trust_confidence=config.stop_on_confidence is not False,
         distinct_sources=len({sid for f in findings for sid in f.get("source_ids", [])}),
         uncovered=[*uncovered, *unquoted_names(topic, texts)],
         wanted_findings=(config.findings_per_part or 0) * len(question_parts(topic))

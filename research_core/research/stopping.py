@@ -29,6 +29,7 @@ def branch_stop_decision(
     min_sources: int = 2,
     uncovered: Sequence[str] = (),
     wanted_findings: int = 0,
+    trust_confidence: bool = True,
 ) -> StopDecision:
     """Decide whether a branch is done.
 
@@ -42,6 +43,10 @@ def branch_stop_decision(
     searching while its budget allows. Likewise while parts of the branch's question are
     `uncovered` by any finding, for at most `MAX_ITERATIONS_FOR_MISSING` iterations, and while it has
     fewer than `wanted_findings` (`findings_per_part` for each part of its question), for as many.
+    Without `trust_confidence` (b) is never a reason to stop: the embedded model is 0.85 sure of any
+    two findings, and three branches of "How do PostgreSQL and SQLite write an upsert with ON
+    CONFLICT, and how does Python's sqlite3 module report how many rows a statement changed?" ended
+    on two each, none naming `Cursor.rowcount`.
     """
     n = len(confidences)
     avg = sum(confidences) / n if n else 0.0
@@ -57,7 +62,7 @@ def branch_stop_decision(
         return StopDecision(False, f"continue: {wanted} ({iterations_done}/{allocated} iterations)")
     if iterations_done >= min_iterations and n >= findings_for_stop:
         return StopDecision(True, f"enough findings ({n}) after {iterations_done} iterations")
-    if iterations_done >= min_iterations and n >= 2 and avg >= confidence_for_stop:
+    if trust_confidence and iterations_done >= min_iterations and n >= 2 and avg >= confidence_for_stop:
         return StopDecision(True, f"high confidence ({avg:.2f} average over {n} findings)")
     if iterations_done >= allocated:
         return StopDecision(True, f"iteration budget spent ({iterations_done}/{allocated})")
