@@ -66,3 +66,58 @@ def test_relevance_follows_the_new_order(library: DocumentLibrary) -> None:
 def test_a_query_in_another_script_keeps_the_word_ranking(library: DocumentLibrary) -> None:
     assert meaning_rank.latin_script("PostgreSQL window functions")
     assert not meaning_rank.latin_script("ウィンドウ関数とは何ですか")
+
+
+# two passages of Python 3.11's sqlite3.html, as the benchmark's library holds them
+TRANSACTION_CONTROL = [
+    "The sqlite3 module does not adhere to the transaction handling recommended by PEP 249.",
+    "If the connection attribute isolation_level is not None, new transactions are implicitly opened before "
+    "execute() and executemany() executes INSERT, UPDATE, DELETE, or REPLACE statements; for other statements, "
+    "no implicit transaction handling is performed. Use the commit() and rollback() methods to respectively "
+    "commit and roll back pending transactions. You can choose the underlying SQLite transaction behaviour - "
+    "that is, whether and what type of BEGIN statements sqlite3 implicitly executes - via the isolation_level "
+    "attribute.",
+    "If isolation_level is set to None, no transactions are implicitly opened at all. This leaves the "
+    "underlying SQLite library in autocommit mode, but also allows the user to perform their own transaction "
+    "handling using explicit SQL statements. The underlying SQLite library autocommit mode can be queried "
+    "using the in_transaction attribute.",
+    "The executescript() method implicitly commits any pending transaction before execution of the given SQL "
+    "script, regardless of the value of isolation_level.",
+    "Changed in version 3.6: sqlite3 used to implicitly commit an open transaction before DDL statements. "
+    "This is no longer the case.",
+]
+CURSOR_OBJECTS = [
+    "lastrowid: Read-only attribute that provides the row id of the last inserted row. It is only updated "
+    "after successful INSERT or REPLACE statements using the execute() method. For other statements, after "
+    "executemany() or executescript(), or if the insertion failed, the value of lastrowid is left unchanged.",
+    "rowcount: Read-only attribute that provides the number of modified rows for INSERT, UPDATE, DELETE, and "
+    "REPLACE statements; is -1 for other statements, including CTE queries. It is only updated by the "
+    "execute() and executemany() methods.",
+    "row_factory: Control how a row fetched from this Cursor is represented. If None, a row is represented as "
+    "a tuple. Can be set to the included sqlite3.Row; or a callable that accepts two arguments, a Cursor "
+    "object and the tuple of row values, and returns a custom object representing an SQLite row.",
+]
+DB_API_PAGE = (
+    "sqlite3.html",
+    "<html><head><title>sqlite3 - DB-API 2.0 interface for SQLite databases</title></head><body>"
+    "<h1>sqlite3 - DB-API 2.0 interface for SQLite databases</h1>"
+    "<h2>Transaction control</h2>"
+    + "".join(f"<p>{p}</p>" for p in TRANSACTION_CONTROL)
+    + "<h2>Cursor objects</h2>"
+    + "".join(f"<p>{p}</p>" for p in CURSOR_OBJECTS)
+    + "</body></html>",
+)
+
+
+def test_a_hit_shows_the_passage_of_its_page_closest_in_meaning(tmp_path: Path) -> None:
+    # round NN, flat m14: the words of the query chose the page's transaction-control passage, and the
+    # run never saw rowcount, "the number of modified rows"
+    lib = DocumentLibrary(tmp_path / "arbor.db")
+    lib.add_text(*DB_API_PAGE, kind="html")
+    [hit] = lib.search("Python sqlite3 module report rows statement changed", 1)
+    assert "rowcount" in hit.snippet and hit.snippet.startswith("Cursor objects")
+    # on words alone the transaction-control passage, which repeats the query's words, is the hit
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(meaning_rank.embedding, "available", lambda: False)
+        [hit] = lib.search("Python sqlite3 module report rows statement changed", 1)
+    assert "Transaction control" in hit.snippet and "rowcount" not in hit.snippet

@@ -14,21 +14,39 @@ priority alone decide.
 
 from __future__ import annotations
 
-from research_core.planning.question_shape import question_parts, topic_words
+import re
+
+from research_core.planning.question_shape import question_parts, subjects, topic_words
 from research_core.planning.side_branches import sides_without_branch
 from research_core.schemas import ProposedSubQuestion
 from research_core.text.words import content_words
 
 # A part counts as covered when a sub-question holds this share of its topic words.
 PART_COVERED_SHARE = 0.5
+# fewer words than this left of a clause once its names are set aside cannot tell what it asks
+MIN_ASKED_WORDS = 2
 
 
 def part_covered(part: str, texts: list[str]) -> bool:
-    """Whether one of `texts` holds at least PART_COVERED_SHARE of the clause's topic words."""
-    words = topic_words(part)
+    """Whether one of `texts` holds at least PART_COVERED_SHARE of the clause's topic words, not
+    counting the names it is about (`asked_words`): "How does Python's sqlite3 module handle the result
+    of an upsert statement?" names the module of "how does Python's sqlite3 module report how many rows
+    a statement changed" but asks nothing of what it reports."""
+    words = asked_words(part)
     if not words:
         return True
     return any(len(words & content_words(text)) / len(words) >= PART_COVERED_SHARE for text in texts)
+
+
+def asked_words(part: str) -> set[str]:
+    """The clause's topic words less the names it mentions (`subjects`, and words with a digit or an
+    underscore: "sqlite3", "mod_deflate"); all of its topic words when fewer than two others are left
+    ("how PostgreSQL's type system differs" asks about its type system, whatever words a sub-question
+    uses for it)."""
+    words = topic_words(part)
+    names = {w for name in subjects(part) for w in content_words(name)}
+    asked = {w for w in words if w not in names and not re.search(r"[\d_]", w)}
+    return asked if len(asked) >= MIN_ASKED_WORDS else words
 
 
 def coverage_gaps(question: str, texts: list[str]) -> int:

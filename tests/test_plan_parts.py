@@ -1,0 +1,53 @@
+"""A clause of the question counts as planned only when a sub-question asks what the clause asks,
+not when it merely names the same system."""
+
+from __future__ import annotations
+
+from research_core.configuration import build_run_config
+from research_core.planning.plan import plan_from_decomposition
+from research_core.planning.trim import part_covered
+from research_core.schemas import DecompositionOutput, ProposedSubQuestion
+
+UPSERT = (
+    "How do PostgreSQL and SQLite write an upsert with ON CONFLICT, and how does Python's sqlite3 module "
+    "report how many rows a statement changed?"
+)
+
+
+def _texts(question: str, *subs: str) -> tuple[list[str], list[str]]:
+    output = DecompositionOutput(
+        strategy="comparison",
+        sub_questions=[ProposedSubQuestion(question=text, priority=0.9, rationale="r") for text in subs],
+    )
+    plan, warnings = plan_from_decomposition(question, output, build_run_config("general"))
+    return [sq.question_text for sq in plan.sub_questions], warnings
+
+
+def test_a_sub_question_naming_the_clauses_module_but_not_what_it_asks_leaves_the_clause_unplanned():
+    # rounds KK and MM, hierarchical m14: the embedded model asked how the module "handles the result of an
+    # upsert statement"; no branch asked how many rows changed, and neither report named Cursor.rowcount
+    texts, warnings = _texts(
+        UPSERT,
+        "What is the syntax for an upsert with ON CONFLICT in PostgreSQL?",
+        "How does Python's sqlite3 module handle the result of an upsert statement?",
+        "How does SQLite write an upsert with ON CONFLICT?",
+    )
+    assert "How does Python's sqlite3 module report how many rows a statement changed?" in texts
+    assert any("part(s) of the question the model left out" in w for w in warnings)
+
+
+def test_a_sub_question_asking_the_clause_in_other_words_covers_it():
+    clause = "how does Python's sqlite3 module report how many rows a statement changed"
+    assert part_covered(clause, ["How does the sqlite3 module report the rows changed by a statement?"])
+    assert not part_covered(clause, ["How does Python's sqlite3 module handle the result of an upsert statement?"])
+    # a clause with little besides its names still counts them: "types" and "differently" ask it
+    assert part_covered(
+        "how PostgreSQL's type system differs", ["How does PostgreSQL handle data types differently from SQLite?"]
+    )
+    texts, warnings = _texts(
+        UPSERT,
+        "What is the syntax for an upsert with ON CONFLICT in PostgreSQL?",
+        "How does SQLite write an upsert with ON CONFLICT?",
+        "How does Python's sqlite3 module report the number of rows a statement changed?",
+    )
+    assert len(texts) == 3 and not warnings
