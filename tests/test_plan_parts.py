@@ -51,3 +51,24 @@ def test_a_sub_question_asking_the_clause_in_other_words_covers_it():
         "How does Python's sqlite3 module report the number of rows a statement changed?",
     )
     assert len(texts) == 3 and not warnings
+
+
+def test_the_head_that_frames_the_clauses_needs_no_sub_question_of_its_own():
+    # round OO, hierarchical m13: a branch added for "Compare common table expressions in PostgreSQL and
+    # SQLite" pushed the model's recursive-query branch out of a three-branch plan
+    question = (
+        "Compare common table expressions in PostgreSQL and SQLite: how is a WITH query written, and how does "
+        "a recursive query work in each?"
+    )
+    subs = [
+        "What is the syntax for a WITH query in PostgreSQL?",
+        "What is the syntax for a WITH query in SQLite?",
+        "How does a recursive query work in PostgreSQL and SQLite?",
+    ]
+    output = DecompositionOutput(
+        strategy="comparison",
+        sub_questions=[ProposedSubQuestion(question=text, priority=0.9, rationale="r") for text in subs],
+    )
+    plan, warnings = plan_from_decomposition(question, output, build_run_config("general", max_sub_questions=3))
+    assert [sq.question_text for sq in plan.sub_questions] == subs
+    assert not warnings

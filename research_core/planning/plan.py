@@ -10,9 +10,9 @@ from pydantic import ValidationError
 
 from research_core.configuration import RunConfig
 from research_core.errors import ArborError
-from research_core.planning.question_shape import frame_head, question_parts, stand_alone
+from research_core.planning.question_shape import frame_head, stand_alone
 from research_core.planning.side_branches import COMPARE_VERB, cover_sides
-from research_core.planning.trim import part_covered, trim_plan
+from research_core.planning.trim import part_covered, parts_to_cover, trim_plan
 from research_core.schemas import DecompositionOutput, Plan, ProposedSubQuestion, SubQuestion
 from research_core.text.sanitize import strip_control_chars
 from research_core.tree import BranchTree
@@ -53,17 +53,15 @@ def framed_part(question: str, part: str) -> str:
 
 
 def cover_question_parts(question: str, proposed: list[ProposedSubQuestion]) -> tuple[list, list[str]]:
-    """Make sure each clause of a multi-part question has a sub-question; returns (list, added texts).
+    """Make sure each clause of a multi-part question (`parts_to_cover`) has a sub-question; returns
+    (list, added texts).
 
     A clause none of the proposed sub-questions covers (by its topic words) becomes a sub-question of
     its own, at a high priority; `trim_plan` keeps it when the plan is cut to the maximum.
     """
-    parts = question_parts(question)
-    if len(parts) < 2:
-        return proposed, []
     out = list(proposed)
     added: list[str] = []
-    for part in parts:
+    for part in parts_to_cover(question):
         if part_covered(part, [sq.question for sq in out]):
             continue
         text = framed_part(question, part)

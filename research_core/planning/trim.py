@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from research_core.planning.question_shape import question_parts, subjects, topic_words
+from research_core.planning.question_shape import frame_head, question_parts, subjects, topic_words
 from research_core.planning.side_branches import sides_without_branch
 from research_core.schemas import ProposedSubQuestion
 from research_core.text.words import content_words
@@ -49,10 +49,22 @@ def asked_words(part: str) -> set[str]:
     return asked if len(asked) >= MIN_ASKED_WORDS else words
 
 
-def coverage_gaps(question: str, texts: list[str]) -> int:
-    """How many clauses of `question` and compared options no sub-question among `texts` covers."""
+def parts_to_cover(question: str) -> list[str]:
+    """The clauses of a multi-part `question` that each need a sub-question ([] for a question of one
+    clause): all but the head that frames them ("Compare common table expressions in PostgreSQL and
+    SQLite: how is a WITH query written, and how does a recursive query work in each?"), which every
+    other clause is asked under. A sub-question of its own for the head pushed the recursive clause
+    out of a three-branch plan."""
     parts = question_parts(question)
-    missing = sum(1 for part in parts if not part_covered(part, texts)) if len(parts) > 1 else 0
+    if len(parts) < 2:
+        return []
+    head = frame_head(question).strip(" ,.;:?")
+    return [part for part in parts if part.strip(" ,.;:?") != head]
+
+
+def coverage_gaps(question: str, texts: list[str]) -> int:
+    """How many clauses of `question` (`parts_to_cover`) and compared options no sub-question among `texts` covers."""
+    missing = sum(1 for part in parts_to_cover(question) if not part_covered(part, texts))
     return missing + len(sides_without_branch(question, texts))
 
 
