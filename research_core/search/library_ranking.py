@@ -2,8 +2,7 @@
 
 A search ranks passages (FTS5's bm25 on SQLite, `ts_rank_cd` on PostgreSQL); the rule that turns
 them into hits is one: the best passage of each document, its score raised by the share of the
-query's terms in the document's title (`title_share`), best first, relevance relative to the best;
-each hit offers its document's next passages too (`meaning_rank.best_passage` may show one of them).
+query's terms in the document's title (`title_share`), best first, relevance relative to the best.
 """
 
 from __future__ import annotations
@@ -20,9 +19,7 @@ from research_core.text.fts_query import title_share
 # questions over 2,465 manual pages, 0.5 raised the aspects found in the top 5 from 54 to 55 of 66
 # and kept results from the right manual at 87 of 90; 1.0 let other manuals' titles in: 83 of 90.)
 TITLE_WEIGHT = 0.5
-MAX_RANKED_CHUNKS = 2000
-# further passages of a hit's document offered to the meaning ranking (`meaning_rank.best_passage`)
-ALTERNATIVES = 3  # passages ranked per query before keeping the best one of each document
+MAX_RANKED_CHUNKS = 2000  # passages ranked per query before keeping the best one of each document
 
 
 def choose_passages(
@@ -30,18 +27,11 @@ def choose_passages(
 ) -> list[dict[str, Any]]:
     """Hits from `ranked` (document id, passage id, score: higher is better), best passage first.
 
-    Each hit is a dict of url, title, text, place and relevance (0.01-1, relative to the best), and
-    `alternatives`: the document's next `ALTERNATIVES` passages by words, each with its text, place and
-    `share` (its word score relative to the hit's passage), for the meaning ranking to choose among.
+    Each hit is a dict of url, title, text, place and relevance (0.01-1, relative to the best).
     """
     best_chunk: dict[str, tuple[int, float]] = {}
-    # the next passages of each document, with their word score relative to its best
-    others: dict[str, list[tuple[int, float]]] = {}
     for doc_id, chunk_id, score in ranked:
-        if doc_id not in best_chunk:
-            best_chunk[doc_id] = (chunk_id, score)
-        elif len(others.setdefault(doc_id, [])) < ALTERNATIVES:
-            others[doc_id].append((chunk_id, score / (best_chunk[doc_id][1] or 1.0)))
+        best_chunk.setdefault(doc_id, (chunk_id, score))
     if not best_chunk:
         return []
     # at most MAX_RANKED_CHUNKS ids: within SQLite's 32,766 bound variables
@@ -50,31 +40,22 @@ def choose_passages(
     for doc_id, (chunk_id, score) in best_chunk.items():
         boost = 1.0 + TITLE_WEIGHT * title_share(terms, titles.get(doc_id, ""))
         best_chunk[doc_id] = (chunk_id, score * boost)
-    chosen = sorted(((doc, *hit) for doc, hit in best_chunk.items()), key=lambda hit: -hit[2])[:limit]
-    wanted = [chunk_id for _, chunk_id, _ in chosen] + [c for doc, _, _ in chosen for c, _ in others.get(doc, [])]
+    chosen = sorted(best_chunk.values(), key=lambda hit: -hit[1])[:limit]
     query = (
         select(chunks.c.id, documents.c.url, documents.c.title, chunks.c.text, chunks.c.place)
         .join(documents, documents.c.id == chunks.c.doc_id)
-        .where(chunks.c.id.in_(wanted))
+        .where(chunks.c.id.in_([chunk_id for chunk_id, _ in chosen]))
     )
     details = {row.id: row for row in conn.execute(query)}
-    top = max(score for _, _, score in chosen) or 1.0
-    hits = []
-    for doc, chunk_id, score in chosen:
-        if chunk_id not in details:
-            continue
-        hits.append(
-            {
-                "url": details[chunk_id].url,
-                "title": details[chunk_id].title,
-                "text": details[chunk_id].text,
-                "place": details[chunk_id].place,
-                "relevance": round(max(0.01, min(1.0, score / top)), 3),
-                "alternatives": [
-                    {"text": details[c].text, "place": details[c].place, "share": share}
-                    for c, share in others.get(doc, [])
-                    if c in details
-                ],
-            }
-        )
-    return hits
+    top = max(score for _, score in chosen) or 1.0
+    return [
+        {
+            "url": details[chunk_id].url,
+            "title": details[chunk_id].title,
+            "text": details[chunk_id].text,
+            "place": details[chunk_id].place,
+            "relevance": round(max(0.01, min(1.0, score / top)), 3),
+        }
+        for chunk_id, score in chosen
+        if chunk_id in details
+    ]

@@ -66,7 +66,7 @@ def by_meaning(query: str, rows: list[dict[str, Any]], limit: int) -> list[dict[
     """The best `limit` of `rows` (dicts with title, text and a 0-1 `relevance`) by word relevance
     and meaning; each kept row's `relevance` becomes its score relative to the best one. Rows come
     back as given (cut to `limit`) for a query in another script or when the model is missing."""
-    if not rows or not latin_script(query) or not embedding.available():
+    if len(rows) <= 1 or not latin_script(query) or not embedding.available():
         return rows[:limit]
     try:
         query_vector = embedding.embed([query])[0]
@@ -80,26 +80,4 @@ def by_meaning(query: str, rows: list[dict[str, Any]], limit: int) -> list[dict[
     ]
     ranked = sorted(zip(rows, scores, strict=True), key=lambda pair: -pair[1])[:limit]
     top = max(ranked[0][1], 1e-9)
-    return [
-        {**best_passage(query_vector, row), "relevance": round(max(0.01, min(1.0, score / top)), 3)}
-        for row, score in ranked
-    ]
-
-
-def best_passage(query_vector: np.ndarray, row: dict[str, Any]) -> dict[str, Any]:
-    """`row` showing the passage of its document closest to the query by the same rule: among its best
-    passage by words (word share 1) and its `alternatives` (each with its word score's `share` of the
-    best), the highest `WORD_WEIGHT` x share + cosine. The words of "Python sqlite3 module report rows
-    statement changed" pick `sqlite3.html`'s *Transaction control*; its meaning picks the passage on
-    `Cursor.rowcount`, "the number of modified rows"."""
-    options = [{"text": row.get("text"), "place": row.get("place"), "share": 1.0}, *row.get("alternatives", [])]
-    if len(options) < 2:
-        return row
-    try:
-        vectors = _vectors([hit_text({"title": row.get("title"), "text": o["text"]}) for o in options])
-    except Exception as exc:  # a broken model install must not stop a search
-        logger.warning("passage choice by meaning skipped: %r", exc)
-        return row
-    scores = [WORD_WEIGHT * float(o["share"]) + float(v @ query_vector) for o, v in zip(options, vectors, strict=True)]
-    best = options[max(range(len(options)), key=lambda i: scores[i])]
-    return {**row, "text": best["text"], "place": best["place"]}
+    return [{**row, "relevance": round(max(0.01, min(1.0, score / top)), 3)} for row, score in ranked]
