@@ -15,7 +15,7 @@ from research_core.configuration import RunConfig
 # windows 58 -> 61 of 66 and 28 -> 30 of 35) but, measured with the embedded model, named no more of
 # each side's mechanisms and made the median multi-part run about 30 s slower (bench/README, round BB).
 # The embedded model states 0.7-0.9 confidence for whatever it found first, so its branches do not end on
-# that confidence: 11 of round MM's hierarchical branches ended on two findings (bench/README, round NN).
+# that confidence: 12 of round MM's 35 hierarchical branches ended on two findings (bench/README, round NN).
 HOSTED_MODEL_SETTINGS: dict[str, Any] = {
     "sources_per_prompt": 8,
     "snippet_chars": 600,

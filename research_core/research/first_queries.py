@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from research_core.planning.question_shape import coordinated_names, keywords, question_parts, stand_alone, subjects
+from research_core.text.support import STEM_LETTERS
 from research_core.text.words import content_words, folded
 
 MAX_FIRST_QUERIES = 3
@@ -26,8 +27,6 @@ MAX_QUERY_CHARS = 200
 MIN_KEYWORD_QUERY_WORDS = 2
 # a pronoun by which a clause refers back to what an earlier clause asked about
 _BACK_REFERENCE = re.compile(r"\b(?:they|them|their|it|its|these|those)\b", re.IGNORECASE)
-# letters two words must share at their start to count as one ("enforce", "enforced")
-_STEM = 5
 
 
 def first_queries(topic: str) -> list[str]:
@@ -58,8 +57,8 @@ def with_antecedent(part: str, earlier: str) -> str:
     if not earlier or not _BACK_REFERENCE.search(part) or not subjects(part):
         return part
     names = {w for n in subjects(earlier) for w in content_words(n)}
-    have = {w[:_STEM] for w in content_words(part)}
-    extra = [w for w in keywords(earlier, names) if not {c[:_STEM] for c in content_words(w)} & have]
+    have = {w[:STEM_LETTERS] for w in content_words(part)}  # "enforce" is had in "enforced"
+    extra = [w for w in keywords(earlier, names) if not {c[:STEM_LETTERS] for c in content_words(w)} & have]
     return f"{part} ({' '.join(extra)})" if extra else part
 
 
