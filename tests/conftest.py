@@ -115,6 +115,11 @@ def scripted() -> Iterator[tuple[str, ScriptedLLM]]:
         yield url, script
 
 
+def statement_pages(name: str, heading: str, statements: list[str]) -> dict[str, str]:
+    """One Markdown page per statement for `library_run`: `<name>-<i>.md`, headed "<heading> <i>"."""
+    return {f"{name}-{i}.md": f"# {heading} {i}\n\n{text}" for i, text in enumerate(statements)}
+
+
 def library_run(
     tmp_path, pages: dict[str, str], question: str, scripted: ScriptedLLM, provider: str = "openai", **run_options
 ) -> tuple[Runner, object]:

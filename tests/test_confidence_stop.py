@@ -6,7 +6,7 @@ import json
 
 from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS, HOSTED_MODEL_SETTINGS
 from research_core.research.stopping import branch_stop_decision
-from tests.conftest import library_run
+from tests.conftest import library_run, statement_pages
 from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 QUESTION = "How does Python's sqlite3 module report how many rows a statement changed?"
@@ -29,17 +29,16 @@ def _first_sentence_only(body: dict) -> str:
 
 
 def test_an_embedded_model_branch_reads_on_past_two_confident_findings(tmp_path):
-    pages = {
-        f"sqlite3-{i}.md": f"# Python sqlite3 module {i}\n\n{text}"
-        for i, text in enumerate(
-            [
-                "The Python sqlite3 module reports changed rows through the cursor of a statement.",
-                "The rowcount attribute of a Python sqlite3 cursor holds how many rows a statement changed.",
-                "The Python sqlite3 module counts the rows changed by executemany() statements in rowcount.",
-                "The total_changes attribute of a Python sqlite3 connection reports all rows changed.",
-            ]
-        )
-    }
+    pages = statement_pages(
+        "sqlite3",
+        "Python sqlite3 module",
+        [
+            "The Python sqlite3 module reports changed rows through the cursor of a statement.",
+            "The rowcount attribute of a Python sqlite3 cursor holds how many rows a statement changed.",
+            "The Python sqlite3 module counts the rows changed by executemany() statements in rowcount.",
+            "The total_changes attribute of a Python sqlite3 connection reports all rows changed.",
+        ],
+    )
     scripted = ScriptedLLM(script={"extract_findings": _first_sentence_only})
     runner, snap = library_run(
         tmp_path, pages, QUESTION, scripted, provider="local", sources_per_prompt=1, engine_picks=False

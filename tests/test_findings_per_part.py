@@ -6,7 +6,7 @@ import json
 
 from research_core.llm.model_settings import EMBEDDED_MODEL_SETTINGS, HOSTED_MODEL_SETTINGS
 from research_core.research.stopping import MAX_ITERATIONS_FOR_MISSING, branch_stop_decision
-from tests.conftest import library_run
+from tests.conftest import library_run, statement_pages
 from tests.fakes.llm_server import ScriptedLLM, _tag, _user_text, numbered_sentences
 
 QUESTION = "Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?"
@@ -34,19 +34,18 @@ def _first_sentence_of_each_source(body: dict) -> str:
 
 
 def test_a_flat_run_of_a_three_part_question_reads_on_past_its_first_three_findings(tmp_path):
-    pages = {
-        f"vacuum-{i}.md": f"# PostgreSQL routine vacuuming {i}\n\n{text}"
-        for i, text in enumerate(
-            [
-                "PostgreSQL needs VACUUM to recover the disk space occupied by updated or deleted rows.",
-                "The autovacuum daemon automates the execution of VACUUM and ANALYZE commands.",
-                "The autovacuum_naptime setting tunes the delay between autovacuum runs on a database.",
-                "VACUUM also protects against the loss of very old data due to transaction ID wraparound.",
-                "Autovacuum workers check tables with many inserted, updated or deleted tuples.",
-                "The autovacuum_vacuum_scale_factor setting tunes when autovacuum vacuums a table.",
-            ]
-        )
-    }
+    pages = statement_pages(
+        "vacuum",
+        "PostgreSQL routine vacuuming",
+        [
+            "PostgreSQL needs VACUUM to recover the disk space occupied by updated or deleted rows.",
+            "The autovacuum daemon automates the execution of VACUUM and ANALYZE commands.",
+            "The autovacuum_naptime setting tunes the delay between autovacuum runs on a database.",
+            "VACUUM also protects against the loss of very old data due to transaction ID wraparound.",
+            "Autovacuum workers check tables with many inserted, updated or deleted tuples.",
+            "The autovacuum_vacuum_scale_factor setting tunes when autovacuum vacuums a table.",
+        ],
+    )
     scripted = ScriptedLLM(script={"extract_findings": _first_sentence_of_each_source})
     runner, snap = library_run(
         tmp_path, pages, QUESTION, scripted, provider="local", sources_per_prompt=3, engine_picks=False

@@ -14,12 +14,13 @@ UPSERT = (
 )
 
 
-def _texts(question: str, *subs: str) -> tuple[list[str], list[str]]:
+def _texts(question: str, *subs: str, **limits) -> tuple[list[str], list[str]]:
+    """(the plan's sub-questions, its warnings) when the model proposes `subs`, all at one priority."""
     output = DecompositionOutput(
         strategy="comparison",
         sub_questions=[ProposedSubQuestion(question=text, priority=0.9, rationale="r") for text in subs],
     )
-    plan, warnings = plan_from_decomposition(question, output, build_run_config("general"))
+    plan, warnings = plan_from_decomposition(question, output, build_run_config("general", **limits))
     return [sq.question_text for sq in plan.sub_questions], warnings
 
 
@@ -65,10 +66,6 @@ def test_the_head_that_frames_the_clauses_needs_no_sub_question_of_its_own():
         "What is the syntax for a WITH query in SQLite?",
         "How does a recursive query work in PostgreSQL and SQLite?",
     ]
-    output = DecompositionOutput(
-        strategy="comparison",
-        sub_questions=[ProposedSubQuestion(question=text, priority=0.9, rationale="r") for text in subs],
-    )
-    plan, warnings = plan_from_decomposition(question, output, build_run_config("general", max_sub_questions=3))
-    assert [sq.question_text for sq in plan.sub_questions] == subs
+    texts, warnings = _texts(question, *subs, max_sub_questions=3)
+    assert texts == subs
     assert not warnings
