@@ -409,6 +409,23 @@ def test_a_description_is_shown_with_the_term_it_describes():
     ]
 
 
+def test_an_attribute_named_by_one_word_is_shown_with_its_description():
+    """Python's sqlite3 page heads the description "Read-only attribute that provides the number of
+    modified rows ..." with "rowcount¶" alone; a one-word name is not written as code, so the name was
+    dropped as a heading, and a report on how the module counts changed rows never named rowcount."""
+    passage = (
+        "Cursor objects¶\n\nThe initial value of lastrowid is None.\n\nrowcount¶\n\nRead-only attribute that "
+        "provides the number of modified rows for INSERT, UPDATE, DELETE, and REPLACE statements.\n\n"
+        "Introduction¶\n\nThe module provides a DB-API interface."
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "The initial value of lastrowid is None.",
+        "rowcount Read-only attribute that provides the number of modified rows for INSERT, UPDATE, DELETE, "
+        "and REPLACE statements.",
+        "The module provides a DB-API interface.",
+    ]
+
+
 def test_an_abbreviation_does_not_end_a_sentence_and_a_barred_list_is_a_menu():
     """Apache's vhosts page: "Most users should read about Name-based vs. IP-based Virtual Hosts to decide
     ..." was cut at "vs.", and "Available Languages: en | fr | ko | tr" was quoted as a fact."""

@@ -77,6 +77,18 @@ def test_a_sub_question_without_its_subject_is_made_to_stand_alone():
     assert stand_alone("When should SQLite be used?", q) == "When should SQLite be used?"
 
 
+def test_a_sub_question_naming_a_command_but_no_product_gets_the_questions_product():
+    q = "Why does PostgreSQL need VACUUM, how does autovacuum work, and which settings tune it?"
+    # "VACUUM" alone was searched across every manual, and SQLite's VACUUM page answered a PostgreSQL report
+    assert stand_alone("What is VACUUM and why does it need to be run?", q) == (
+        "What is VACUUM and why does it need to be run (PostgreSQL)?"
+    )
+    named = "How does PostgreSQL's VACUUM reclaim space?"
+    assert stand_alone(named, q) == named
+    python = "How does Python's sqlite3 module report how many rows a statement changed?"
+    assert stand_alone("What does SQLite's changes() return?", python) == "What does SQLite's changes() return?"
+
+
 def test_a_sub_question_that_lost_the_question_frame_gets_its_words_back():
     question = (
         "Compare full-text search in PostgreSQL and SQLite: how are documents indexed, "

@@ -256,17 +256,25 @@ def multi_part_signals(question: str) -> list[str]:
 
 
 def stand_alone(sub_question: str, question: str) -> str:
-    """The sub-question, with the main question's subjects added when it names no subject at all.
+    """The sub-question, with the main question's subjects added when it names no subject at all, and
+    the question's products when it names some but no product (`_unnamed_products`).
 
     "When should each option be used?" under "Compare PostgreSQL and SQLite" becomes
     "When should each option be used (PostgreSQL, SQLite)?", so it can be searched on its own.
     """
-    names = subjects(question)
+    names = subjects(question) if not subjects(sub_question) else _unnamed_products(sub_question, question)
     lowered = sub_question.lower()
-    if not names or subjects(sub_question) or any(n.lower() in lowered for n in names):
+    if not names or any(n.lower() in lowered for n in names):
         return sub_question
     body = sub_question.rstrip().rstrip("?？").rstrip()
     return f"{body} ({', '.join(names[:4])})?"
+
+
+def _unnamed_products(sub_question: str, question: str) -> list[str]:
+    """The question's products (`products`) when `sub_question` names things but no product: "What is
+    VACUUM and why does it need to be run?" under a PostgreSQL question was answered from SQLite's
+    VACUUM page; [] when it names a product of its own."""
+    return [] if products(sub_question) else products(question)
 
 
 _FRAME = re.compile(rf"^(?P<head>[^:?？]{{3,200}}?):\s+(?={_WH}\b)", re.IGNORECASE)

@@ -23,17 +23,22 @@ _TERM_HEAD = (
 )
 _TERM = re.compile(_TERM_HEAD + r"\s*[¶#]?$")
 MAX_TERM_WORDS = 6
+# one lowercase word with its anchor link on a line of its own: Python's "rowcount¶", "lastrowid¶". A
+# manual's headings start with a capital ("Cursor objects¶"), so only an entry's name looks like this
+_ANCHORED_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 
 
 def entry_term(piece: str) -> str | None:
     """The term `piece` is when it names a function, option or parameter on a line of its own, its anchor
     link dropped; None for anything else. Only a name written as code counts (`text.terms.code_names`),
-    so a plain heading ("Introduction") is not a term."""
+    so a plain heading ("Introduction") is not a term, except one lowercase word carrying its anchor
+    link ("rowcount¶"), which only an entry's name is."""
     term = piece.rstrip("¶#").rstrip()
     match = _TERM.match(piece)
     if not match or len(term.split()) > MAX_TERM_WORDS:
         return None
-    return term if _names_code(match.group("name")) else None
+    name = match.group("name")
+    return term if _names_code(name) or (term != piece.strip() and _ANCHORED_NAME.match(name)) else None
 
 
 def _names_code(name: str) -> bool:
