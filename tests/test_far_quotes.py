@@ -83,3 +83,17 @@ def test_the_command_asked_about_stays_in_the_comparison():
     plan = "You can use the EXPLAIN command to see what query plan the planner creates for any query."
     executed = "Keep in mind that the statement is actually executed when the ANALYZE option is used."
     assert far_quotes([plan, executed, MONITORING], question) == {2}
+
+
+def test_an_acronym_the_question_is_about_stays_in_the_comparison():
+    """ "JSON" left out of "How do PostgreSQL and SQLite differ in their JSON support ..." left "which
+    functions does each provide": SQLite's sentence on json_extract() scored 0.04 and was refused."""
+    question = (
+        "How do PostgreSQL and SQLite differ in their JSON support: which functions does each provide, "
+        "and how are JSON values stored?"
+    )
+    quote = (  # SQLite's json1.html
+        "There is a subtle incompatibility between the json_extract() function in SQLite and the json_extract() "
+        "function in MySQL. The MySQL version of json_extract() always returns JSON."
+    )
+    assert far_quotes([quote, MONITORING], question, "What JSON functions does SQLite provide?") == {1}

@@ -7,10 +7,12 @@ databases?" (a branch question the model wrote), and the report then said Postgr
 window functions through Nagios. Against the user's question ("What are window functions, how does
 PostgreSQL support them, and does SQLite support the same OVER clause?") it scores 0.05.
 
-The rule: a quote is refused when its cosine (`text.embedding`, the questions' names left out of
-both sides by `text.names.without_names`, as in `research.engine_picks`; not the function, option
-or command asked about, `text.names.is_asked_name`: "What does EXPLAIN ANALYZE show?" without its
-keywords is "What does show?", far from every sentence about EXPLAIN) with the main question
+The rule: a quote is refused when its cosine (`text.embedding`, the products the questions name
+left out of both sides by `text.names.without_names`; not the function, option or command asked
+about, `text.names.is_asked_name`: "What does EXPLAIN ANALYZE show?" without its keywords is "What
+does show?", far from every sentence about EXPLAIN; and not an acronym, which is the topic more
+often than a system: "How do PostgreSQL and SQLite differ in their JSON support?" without "JSON"
+scored 0.04 against SQLite's sentence on its json_extract() function) with the main question
 is below `FAR_BAR`. A branch whose own question is far from the main one (below `OWN_TOPIC_BAR`:
 a topic the user added) also counts its own question: a quote close to either is kept. Without
 the model, or for a question not in English (the model reads English), nothing is refused.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import logging
 
-from research_core.planning.question_shape import subjects
+from research_core.planning.question_shape import products
 from research_core.text import embedding
 from research_core.text.names import is_asked_name, without_names
 from research_core.text.words import looks_english
@@ -40,7 +42,7 @@ def far_quotes(quotes: list[str], question: str, branch_question: str = "") -> s
     """The indexes of `quotes` far in meaning from what was asked (the rule above)."""
     if not quotes or not looks_english(question) or not embedding.available():
         return set()  # the bundled model reads English
-    names = [n for n in subjects(f"{question} {branch_question}") if not is_asked_name(n)]
+    names = [n for n in products(f"{question} {branch_question}") if not is_asked_name(n)]
     asked = [question, branch_question] if branch_question.strip() else [question]
     try:
         vectors = embedding.embed([without_names(text, names) for text in [*asked, *quotes]])
