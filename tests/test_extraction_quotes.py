@@ -426,6 +426,25 @@ def test_an_attribute_named_by_one_word_is_shown_with_its_description():
     ]
 
 
+def test_a_sentence_leading_into_a_list_is_shown_with_the_lists_items():
+    """SQLite's date and time page lists its six functions under "SQLite supports six date and time
+    functions as follows:"; the lead-in alone was refused as promising what it does not quote, and each
+    item was too short to quote, so no report of either mode named julianday() or strftime()."""
+    passage = (
+        "1. Overview\n\nSQLite supports six date and time functions as follows:\n\n"
+        "date(time-value, modifier, modifier, ...)\n\njulianday(time-value, modifier, modifier, ...)\n\n"
+        "strftime(format, time-value, modifier, modifier, ...)\n\nAll six date and time functions take an "
+        "optional time value as an argument.\n\nTo read the current date back, run:\n\nSELECT date('now')\n\n"
+        "Compatibility"
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "SQLite supports six date and time functions as follows: date(time-value, modifier, modifier, ...) "
+        "julianday(time-value, modifier, modifier, ...) strftime(format, time-value, modifier, modifier, ...)",
+        "All six date and time functions take an optional time value as an argument.",
+        "To read the current date back, run: SELECT date('now')",  # the next section's heading is not an item
+    ]
+
+
 def test_an_abbreviation_does_not_end_a_sentence_and_a_barred_list_is_a_menu():
     """Apache's vhosts page: "Most users should read about Name-based vs. IP-based Virtual Hosts to decide
     ..." was cut at "vs.", and "Available Languages: en | fr | ko | tr" was quoted as a fact."""

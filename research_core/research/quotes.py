@@ -21,6 +21,7 @@ from research_core.schemas import Source
 from research_core.text.anaphora import leans_back
 from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.entry_terms import entry_term
+from research_core.text.terms import code_names
 from research_core.text.words import content_words
 
 # a sentence ends at a stop and a space, not after an abbreviation: "Name-based vs. IP-based Virtual
@@ -69,18 +70,50 @@ def _with_labels(pieces: list[str]) -> list[str]:
     quoted, where each line alone says nothing; and "Specifies a fraction of the table size to add to
     autovacuum_vacuum_threshold" is shown as "autovacuum_vacuum_scale_factor (floating point)
     Specifies a fraction ...": without its term, a small model gave the description to the one
-    parameter it names, autovacuum_vacuum_threshold."""
+    parameter it names, autovacuum_vacuum_threshold. A sentence that leads into a list with a colon is
+    joined to the list's short items (`_list_item`)."""
     out: list[str] = []
     term: str | None = None
+    listing = False
     for piece in pieces:
         if out and _FIELD_LABEL.match(out[-1]) and len(out[-1].split()) <= 3 and not _FIELD_LABEL.match(piece):
             out[-1] = f"{out[-1]} {piece}"
         elif term and not entry_term(piece) and not _FIELD_LABEL.match(piece) and len(piece.split()) >= MIN_QUOTE_WORDS:
             out[-1] = f"{term} {piece}"
+        elif (listing or (out and _leads_into_list(out[-1]))) and _list_item(piece, out[-1]):
+            out[-1], listing = f"{out[-1]} {piece}", True
+            continue
         else:
             out.append(piece)
+        listing = False
         term = entry_term(piece) if out[-1] == piece else None
     return out
+
+
+# a list's item: a short line that does not end a sentence ("julianday(time-value, modifier, ...)",
+# "text in a subset of the ISO-8601 format,")
+MAX_LIST_ITEM_WORDS = 12
+_ITEM_END = re.compile(r"[.!?:。！？]$")
+
+
+def _leads_into_list(piece: str) -> bool:
+    """A sentence ending in a colon ("SQLite supports six date and time functions as follows:"); not a
+    field's label ("Default:")."""
+    return piece.endswith(":") and len(piece.split()) > 3 and not FIELD.match(piece)
+
+
+def _list_item(piece: str, joined: str) -> bool:
+    """Whether `piece` is one more item of the list `joined` is gathering (`_with_labels`): short, not a
+    sentence, and room for it in one shown sentence. Joined, "SQLite supports six date and time functions
+    as follows:" names date(), julianday() and strftime(); alone, the lead-in promised a list it did not
+    show, and each item was too short to quote."""
+    return (
+        len(piece.split()) <= MAX_LIST_ITEM_WORDS
+        and not _ITEM_END.search(piece)
+        and not _FIELD_LABEL.match(piece)
+        and not (_HEADING.match(piece) and not code_names(piece))  # the next section's "Compatibility"
+        and len(joined) + 1 + len(piece) <= MAX_SENTENCE_CHARS
+    )
 
 
 def split_sentences(passage: str) -> list[str]:
