@@ -172,6 +172,20 @@ def test_a_name_that_spells_a_topic_word_is_not_that_topic():
     assert quote_on_topic("A window function performs a calculation across a set of table rows.", focus)
 
 
+def test_a_quote_on_the_page_of_the_module_asked_about_is_on_topic():
+    """Round OO, ma4: mod_expires's page describes it as "Generation of Expires and Cache-Control HTTP
+    headers ..." without its name, and the quote was refused as "not about this sub-question"."""
+    from research_core.research.extraction import quote_on_topic
+
+    focus = "What do Apache's mod_deflate and mod_expires each change in a response?"
+    quote = "Description: Generation of Expires and Cache-Control HTTP headers according to user-specified criteria"
+    assert quote_on_topic(quote, focus, title="mod_expires - Apache HTTP Server Version 2.4")
+    assert not quote_on_topic(quote, focus, title="Caching Guide - Apache HTTP Server Version 2.4")
+    # a product's name in the title is not enough: every page of its manual has it
+    sqlite = "How does SQLite change a response?"
+    assert not quote_on_topic("The page size is a power of two.", sqlite, title="SQLite File Format")
+
+
 def test_a_quote_naming_the_function_or_command_asked_about_is_on_topic():
     from research_core.research.extraction import quote_on_topic
 

@@ -90,21 +90,23 @@ def _topical(text: str) -> tuple[list[str], set[str]]:
     return names, topic_words(text) - content_words(" ".join([*names, *named_words]))
 
 
-def quote_on_topic(quote: str, focus: str, question: str = "") -> bool:
+def quote_on_topic(quote: str, focus: str, question: str = "", title: str = "") -> bool:
     """Rule 3: the quote itself shares a topic word (by stem, `support.same_stem`) with the branch's
     question, not counting the names of its subjects (a page about the right system also says things
     about other topics), or names the function, option or command the question asks about
     (`text.names.names_asked`: "You can use the EXPLAIN command to see what query plan the planner
-    creates" is about "What does EXPLAIN ANALYZE show?" though it does not say "show"), or names two
-    of its subjects. A branch question whose only words are its names and its frame ("What is the
-    difference between fs.readFile and fs.createReadStream in Node.js?") borrows the topic words of
-    the main `question` ("read a file", "streaming", "memory use")."""
+    creates" is about "What does EXPLAIN ANALYZE show?" though it does not say "show"), or stands on
+    a page whose `title` names it (mod_expires's page says "Generation of Expires and Cache-Control
+    HTTP headers" without its name, and was refused for "What do mod_deflate and mod_expires each
+    change in a response?"), or names two of its subjects. A branch question whose only words are its
+    names and its frame ("What is the difference between fs.readFile and fs.createReadStream in
+    Node.js?") borrows the topic words of the main `question` ("read a file", "streaming", "memory use")."""
     names, topical = _topical(focus)
     if not topical and question:
         topical = _topical(question)[1]
     if not topical or not looks_english(focus):
         return True
-    if names_asked(quote, names):
+    if names_asked(quote, names) or names_asked(title, names):
         return True
     if len(named_in(quote, names)) >= 2:
         return True  # a sentence setting two of the question's subjects side by side is what a comparison needs
@@ -148,13 +150,15 @@ def picked_quotes(
     return [(text, run)], []
 
 
-def refusal(text: str, quote: str, known_texts: list[str], focus: str | None, question: str = "") -> str | None:
+def refusal(
+    text: str, quote: str, known_texts: list[str], focus: str | None, question: str = "", title: str = ""
+) -> str | None:
     """Why a picked quote is not kept as a finding, or None: too short to state a fact, off the
     sub-question (`focus`; None for a hypothesis, a claim to test whose evidence may use none of its
-    words), or a repeat of a finding already kept."""
+    words; `title`: its page's), or a repeat of a finding already kept."""
     if len(quote.split()) < MIN_QUOTE_WORDS:
         return f"too short to state a fact: {quote!r}"
-    if focus is not None and not quote_on_topic(quote, focus, question):
+    if focus is not None and not quote_on_topic(quote, focus, question, title):
         return f"not about this sub-question: {quote[:120]!r}"
     twin = duplicate_of(text, known_texts)
     if twin is not None:
@@ -263,7 +267,7 @@ def _checked_findings(
     for index, (item, text, run) in enumerate(picks):
         source = sources[run[0].source]
         quote = quote_text(run)
-        why_not = refusal(text, quote, known_texts, focus if on_question else None, question)
+        why_not = refusal(text, quote, known_texts, focus if on_question else None, question, source.title)
         if why_not is None and index in far:
             why_not = f"far in meaning from the question: {quote[:100]!r}"
         if why_not is None and on_question:
