@@ -181,9 +181,12 @@ def test_a_quote_on_the_page_of_the_module_asked_about_is_on_topic():
     quote = "Description: Generation of Expires and Cache-Control HTTP headers according to user-specified criteria"
     assert quote_on_topic(quote, focus, title="mod_expires - Apache HTTP Server Version 2.4")
     assert not quote_on_topic(quote, focus, title="Caching Guide - Apache HTTP Server Version 2.4")
+    # the page of the function's module: Node's child_process page on how spawn's output comes back
+    spawn = "What is the output of child_process.spawn in Node.js?"
+    pipes = "By default, pipes for stdin, stdout, and stderr are established between the parent and the subprocess."
+    assert quote_on_topic(pipes, spawn, title="Child process | Node.js v18.20.4 Documentation")
     # a product's name in the title is not enough: every page of its manual has it
-    sqlite = "How does SQLite change a response?"
-    assert not quote_on_topic("The page size is a power of two.", sqlite, title="SQLite File Format")
+    assert not quote_on_topic(pipes, spawn, title="Process | Node.js v18.20.4 Documentation")
 
 
 def test_a_quote_naming_the_function_or_command_asked_about_is_on_topic():

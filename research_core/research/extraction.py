@@ -25,7 +25,7 @@ import re
 from research_core.llm.client import StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.planning.hypotheses import research_focus
-from research_core.planning.question_shape import subjects, topic_words
+from research_core.planning.question_shape import products, subjects, topic_words
 from research_core.research.engine_picks import engine_picks, field_picks
 from research_core.research.evidence import duplicate_of
 from research_core.research.far_quotes import far_quotes
@@ -96,22 +96,34 @@ def quote_on_topic(quote: str, focus: str, question: str = "", title: str = "") 
     about other topics), or names the function, option or command the question asks about
     (`text.names.names_asked`: "You can use the EXPLAIN command to see what query plan the planner
     creates" is about "What does EXPLAIN ANALYZE show?" though it does not say "show"), or stands on
-    a page whose `title` names it (mod_expires's page says "Generation of Expires and Cache-Control
-    HTTP headers" without its name, and was refused for "What do mod_deflate and mod_expires each
-    change in a response?"), or names two of its subjects. A branch question whose only words are its
-    names and its frame ("What is the difference between fs.readFile and fs.createReadStream in
-    Node.js?") borrows the topic words of the main `question` ("read a file", "streaming", "memory use")."""
+    a page whose `title` names it or its module (`_page_of_asked`: mod_expires's page says
+    "Generation of Expires and Cache-Control HTTP headers" without its name, and was refused for "What
+    do mod_deflate and mod_expires each change in a response?"), or names two of its subjects. A
+    branch question whose only words are its names and its frame ("What is the difference between
+    fs.readFile and fs.createReadStream in Node.js?") borrows the topic words of the main `question`
+    ("read a file", "streaming", "memory use")."""
     names, topical = _topical(focus)
     if not topical and question:
         topical = _topical(question)[1]
     if not topical or not looks_english(focus):
         return True
-    if names_asked(quote, names) or names_asked(title, names):
+    if names_asked(quote, names) or _page_of_asked(title, names, focus):
         return True
     if len(named_in(quote, names)) >= 2:
         return True  # a sentence setting two of the question's subjects side by side is what a comparison needs
     said = content_words(_without_names(quote, focus))
     return any(same_stem(word, other) for word in topical for other in said)
+
+
+def _page_of_asked(title: str, names: list[str], focus: str) -> bool:
+    """Whether a page's title names the function, module or command `focus` asks about, or the module
+    of a function it asks about ("Child process" for child_process.spawn); a product's name ("Node.js")
+    is in the title of every page of its manual, so it does not count."""
+    if not title:
+        return False
+    asked = [n for n in names if n not in products(focus)]
+    modules = [n.rsplit(".", 1)[0] for n in asked if "." in n.strip(".")]
+    return bool(names_asked(title, asked) or named_in(title, modules))
 
 
 def _without_names(quote: str, focus: str) -> str:
