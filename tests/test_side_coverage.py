@@ -99,6 +99,11 @@ def test_a_product_named_like_code_is_not_a_name_the_findings_must_repeat():
     assert unquoted_names("What is the default KeepAliveTimeout in Apache?", ["Apache keeps connections."]) == [
         "KeepAliveTimeout"
     ]
+    # round OO, mn3: a finding from Node's child_process page did not say "Node.js", and the branch searched "Node.js"
+    spawn = "What is the difference between child_process.spawn and child_process.exec in Node.js?"
+    found = ["The child_process.spawn() and child_process.exec() methods follow the asynchronous pattern."]
+    assert unquoted_names(spawn, found) == []
+    assert unquoted_names(spawn, ["The child_process.exec() method spawns a shell."]) == ["child_process.spawn"]
 
 
 SQLITE_CHANGES_PAGE = {

@@ -86,15 +86,22 @@ def unquoted_names(question: str, findings: Iterable[str]) -> list[str]:
     "What is the default KeepAliveTimeout?" is not answered by two confident findings about
     HostnameLookups: the branch keeps searching while its budget allows. A system the question is about
     is not such a name though written like one ("PostgreSQL"): its findings come from its manual and
-    seldom repeat its name; whether each compared system has evidence is `side_coverage`'s rule.
+    seldom repeat its name ("Node.js" either: a branch on child_process.spawn searched "Node.js" alone
+    for a finding naming it); whether each compared system has evidence is `side_coverage`'s rule.
     """
     texts = " ".join(findings)
     systems = {s for s in subjects(question) if _PRODUCT.match(s)}
-    return sorted(name for name in code_names(question) if name not in systems and not term_in(name, texts))
+    return sorted(
+        name
+        for name in code_names(question)
+        if name not in systems and not _DOTTED_PRODUCT.match(name) and not term_in(name, texts)
+    )
 
 
 # a capitalised word run into an acronym names a product, not code: PostgreSQL, MySQL, MongoDB
 _PRODUCT = re.compile(r"^[A-Z][a-z]+[A-Z]{2,}$")
+# so does a capitalised word with a short suffix after a dot: Node.js, Vue.js
+_DOTTED_PRODUCT = re.compile(r"^[A-Z][a-z]+\.[a-z]{1,3}$")
 
 
 def finding_texts(findings: Iterable[dict]) -> list[str]:
