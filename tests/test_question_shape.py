@@ -87,6 +87,9 @@ def test_a_sub_question_naming_a_command_but_no_product_gets_the_questions_produ
     assert stand_alone(named, q) == named
     python = "How does Python's sqlite3 module report how many rows a statement changed?"
     assert stand_alone("What does SQLite's changes() return?", python) == "What does SQLite's changes() return?"
+    # a branch the user added about someone else keeps to its own subject
+    other = "What did Zorblax Quuxington write about llama husbandry?"
+    assert stand_alone(other, "Compare React and Vue") == other
 
 
 def test_a_sub_question_that_lost_the_question_frame_gets_its_words_back():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from research_core.text.names import is_asked_name
 from research_core.text.words import content_words
 
 # Words that open a question clause, in English.
@@ -271,10 +272,12 @@ def stand_alone(sub_question: str, question: str) -> str:
 
 
 def _unnamed_products(sub_question: str, question: str) -> list[str]:
-    """The question's products (`products`) when `sub_question` names things but no product: "What is
-    VACUUM and why does it need to be run?" under a PostgreSQL question was answered from SQLite's
-    VACUUM page; [] when it names a product of its own."""
-    return [] if products(sub_question) else products(question)
+    """The question's products (`products`) when every name `sub_question` gives is a command, an
+    acronym or code ("VACUUM", "JSON", "fs.readFile"): "What is VACUUM and why does it need to be
+    run?" under a PostgreSQL question was answered from SQLite's VACUUM page; [] when it names a
+    product, a person or anything else of its own."""
+    own = subjects(sub_question)
+    return products(question) if all(n.isupper() or is_asked_name(n) for n in own) else []
 
 
 _FRAME = re.compile(rf"^(?P<head>[^:?？]{{3,200}}?):\s+(?={_WH}\b)", re.IGNORECASE)
