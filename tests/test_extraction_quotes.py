@@ -462,6 +462,19 @@ def test_a_sentence_leading_into_a_list_is_shown_with_the_lists_items():
     ]
 
 
+def test_a_heading_or_index_entry_ending_in_an_aside_is_not_quoted():
+    """Round QQ, m13: PostgreSQL's chapter page gave "WITH Queries (Common Table Expressions)" as a
+    finding; its closing bracket read as the end of a sentence. Apache's pages list "Multi-Processing
+    Modules (MPMs)" the same way."""
+    passage = (
+        "WITH Queries (Common Table Expressions)\n\nMulti-Processing Modules (MPMs)\n\n"
+        "WITH provides a way to write auxiliary statements for use in a larger query (a CTE)."
+    )
+    assert [s.text for s in number_sentences([passage])] == [
+        "WITH provides a way to write auxiliary statements for use in a larger query (a CTE)."
+    ]
+
+
 def test_an_abbreviation_does_not_end_a_sentence_and_a_barred_list_is_a_menu():
     """Apache's vhosts page: "Most users should read about Name-based vs. IP-based Virtual Hosts to decide
     ..." was cut at "vs.", and "Available Languages: en | fr | ko | tr" was quoted as a fact."""

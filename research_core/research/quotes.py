@@ -164,6 +164,8 @@ _POINTER = re.compile(
 )
 # a title-case line without a full stop: a heading ("Aggregate Window Functions", "Introduction to WAL")
 _HEADING = re.compile(r"^(?:[\d.]+\s+)?(?:[A-Z►][\w'-]*)(?:\s+(?:[A-Z][\w'-]*|a|an|the|of|to|and|or|in|on|for|with))*$")
+# the aside in brackets that ends a heading or an index entry
+_LAST_ASIDE = re.compile(r"\s*\([^()]*\)$")
 # a heading that ends in its own anchor link: "How it works#", "Directive ¶" (a sentence ends in a stop)
 _ANCHORED_HEADING = re.compile(r"(?:\S#|\s?¶)$")
 # a line of code, a C declaration or a version note: "int sqlite3_blob_close(sqlite3_blob *);", "New in version 3.2."
@@ -199,6 +201,8 @@ def states_nothing(sentence: str) -> bool:
         return True
     if len(sentence.split()) <= MAX_UNSTOPPED_WORDS and not _STOPPED.search(sentence) and not FIELD.match(sentence):
         return True  # a title or heading line; a definition table's "Default: KeepAliveTimeout 5" is a field
+    if len(sentence.split()) <= MAX_UNSTOPPED_WORDS and _HEADING.match(_LAST_ASIDE.sub("", sentence)):
+        return True  # a heading with an aside: "WITH Queries (Common Table Expressions)", "Regular Expression (Regex)"
     if is_breadcrumb(sentence):
         return True  # "Apache > HTTP Server > Documentation > Modules": where the page sits, not a fact
     if len(_CODE_MARK.findall(sentence)) >= CODE_MARKS or _PROMPT.search(sentence):
