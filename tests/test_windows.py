@@ -29,3 +29,16 @@ def test_a_word_every_sentence_has_counts_less_than_the_one_asked_about():
     )
     question = "What does the maxBuffer option of child_process.exec limit in Node.js, and how is output returned?"
     assert best_window(text, question, 60) == "The maxBuffer option limits the bytes of output."
+
+
+def test_a_window_is_not_cut_after_an_abbreviation():
+    """Round QQ, ma2: the window cut Apache's MaxRequestWorkers sentence at "(e.g.", and the report
+    quoted "For threaded and hybrid servers (e.g." as a sentence of its own."""
+    text = (
+        "The MaxRequestWorkers directive sets the limit on the number of simultaneous requests that will be served.\n"
+        "For threaded and hybrid servers (e.g. event or worker), MaxRequestWorkers restricts the total number of "
+        "threads that will be available to serve clients.\n" + "Unrelated filler about log files and rotation. " * 8
+    )
+    window = best_window(text, "Which directive limits the threads of the worker MPM?", 350, "\n")
+    assert "For threaded and hybrid servers (e.g. event or worker), MaxRequestWorkers restricts" in window
+    assert not any(line.endswith("(e.g.") for line in window.splitlines())

@@ -21,14 +21,10 @@ from research_core.schemas import Source
 from research_core.text.anaphora import leans_back
 from research_core.text.breadcrumbs import is_breadcrumb
 from research_core.text.entry_terms import entry_term
+from research_core.text.sentence_ends import SENTENCE_END
 from research_core.text.terms import code_names
 from research_core.text.words import content_words
 
-# a sentence ends at a stop and a space, not after an abbreviation: "Name-based vs. IP-based Virtual
-# Hosts" and "e.g. the first" are one sentence each
-_SENTENCE_END = re.compile(
-    r"(?<=[.!?。！？])(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.)(?<!\bapprox\.)\s+(?=\S)|\n+",
-)
 MAX_SENTENCE_CHARS = 400
 MAX_QUOTE_SENTENCES = 3
 MAX_QUOTE_CHARS = 700
@@ -120,7 +116,7 @@ def split_sentences(passage: str) -> list[str]:
     """The passage's sentences, whitespace collapsed, field labels joined to their values
     (`_with_labels`); a very long one is cut at a word boundary."""
     out = []
-    for piece in _with_labels([text for p in _SENTENCE_END.split(passage) if (text := " ".join(p.split()))]):
+    for piece in _with_labels([text for p in SENTENCE_END.split(passage) if (text := " ".join(p.split()))]):
         if len(piece) > MAX_SENTENCE_CHARS:
             piece = piece[:MAX_SENTENCE_CHARS].rsplit(" ", 1)[0] + " …"
         out.append(piece)

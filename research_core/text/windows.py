@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import math
-import re
 
+from research_core.text.sentence_ends import SENTENCE_END
 from research_core.text.words import content_words
-
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 def best_window(text: str, question: str, chars: int, joiner: str = " ") -> str:
@@ -23,7 +21,7 @@ def best_window(text: str, question: str, chars: int, joiner: str = " ") -> str:
     if len(text) <= chars:
         return text
     wanted = content_words(question)
-    sentences = [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
     words = [content_words(s) & wanted for s in sentences]
     weight = _rarity(wanted, words)
     best, best_score = "", -1.0

@@ -1,0 +1,13 @@
+"""Where a sentence of a manual's passage ends: shared by the windows a prompt shows and the numbered
+sentences quoted from them, so both cut a passage in the same places."""
+
+from __future__ import annotations
+
+import re
+
+# a sentence ends at a stop and a space, or at a line break; not after an abbreviation: "Name-based
+# vs. IP-based Virtual Hosts" and "(e.g. event or worker)" are one sentence each. A window cut at
+# "e.g." left "For threaded and hybrid servers (e.g." to be quoted on its own.
+SENTENCE_END = re.compile(
+    r"(?<=[.!?。！？])(?<!\bvs\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.)(?<!\bapprox\.)\s+(?=\S)|\n+",
+)
