@@ -251,6 +251,20 @@ def test_a_quote_that_leans_on_the_sentence_before_takes_its_subject_along():
     assert [[s.number for s in r] for r in runs_of([3], sentences)] == [[3]]
 
 
+def test_a_quote_about_this_effect_takes_the_sentence_that_describes_it():
+    """Rounds NN-QQ, ma4: "mod_expires may be used to control this effect" was quoted alone, and the
+    report read it as what mod_expires does to every response; the effect is a cached page served
+    past its time window, which the sentence before it says."""
+    passage = (
+        "Caches may keep a rewritten page past the time window it was made for. "
+        "mod_expires may be used to control this effect. "
+        "The DEFLATE filter compresses responses before they are sent."
+    )
+    sentences = number_sentences([passage])
+    [run] = runs_of([2], sentences)
+    assert [s.number for s in run] == [1, 2]
+
+
 def test_pointers_and_api_headers_are_not_offered_as_sentences():
     passage = (
         "The SQL standard and PostgreSQL-implemented transaction isolation levels are described in Table 13.1. "

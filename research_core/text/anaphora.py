@@ -14,7 +14,10 @@ import re
 _NOUNS = (
     r"setting|directive|option|flag|function|method|module|parameter|argument|value|call|feature|mode|"
     r"command|variable|property|event|class|type|approach|operation|statement|clause|keyword|field|"
-    r"attribute|object|api|interface|header|extension|mechanism|level|behaviou?r"
+    r"attribute|object|api|interface|header|extension|mechanism|level|behaviou?r|"
+    # the situation or result the sentence before described: "mod_expires may be used to control this
+    # effect" (of a rewritten page cached past its time window), "For this case, a single httpd ..."
+    r"effect|case|situation|limit"
 )
 # "It ...", "Optionally, it ...": a pronoun as the sentence's subject
 _OPENER = re.compile(r"^\W*(?:\w+,\s+)?(?:it|its|they|their|this|these|those|such)\b", re.IGNORECASE)
