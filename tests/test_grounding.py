@@ -38,6 +38,25 @@ def test_a_citation_after_the_full_stop_stays_with_its_sentence():
     assert out.supported == 1 and out.attached == 0
 
 
+def test_a_sentence_with_an_abbreviation_is_one_statement_with_one_citation():
+    """Round QQ's servers re-run printed "For threaded and hybrid servers (e.g [5]. event or worker),
+    MaxRequestWorkers restricts ...": the report was cut into sentences at "e.g."."""
+    mpm = {
+        "ccc333": {
+            "title": "Apache MPM Common Directives",
+            "snippet": "For threaded and hybrid servers (e.g. event or worker), MaxRequestWorkers restricts the "
+            "total number of threads that will be available to serve clients.",
+        }
+    }
+    text = (
+        "- For threaded and hybrid servers (e.g. event or worker), MaxRequestWorkers restricts the total number "
+        "of threads that will be available to serve clients. [[src:ccc333]]"
+    )
+    out = ground_text(text, mpm)
+    assert out.statements == 1 and out.supported == 1
+    assert "(e.g. event or worker)" in out.text and out.text.endswith("serve clients [[src:ccc333]].")
+
+
 def test_a_comparison_is_supported_by_its_two_sources_together():
     # the claim keeps the quote's "only": dropping it is refused (`synthesis.qualifiers`)
     text = "SQLite allows many readers and only one writer, while PostgreSQL uses multiversion concurrency snapshots."

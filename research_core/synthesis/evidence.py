@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from research_core.planning.compared_options import compared_options
 from research_core.planning.question_shape import subjects
 from research_core.text.names import contrasted, mentions, named_in
+from research_core.text.sentence_ends import SENTENCE_END
 from research_core.text.support import support_share
 
 
@@ -110,12 +111,9 @@ def build_evidence(
     return out
 
 
-_PASSAGE_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-
-
 def sentences_of(units: Iterable[str]) -> list[str]:
     """The sentences of quotes or passages, in order: what one quoted sentence says is checked against."""
-    return [p for unit in units for p in _PASSAGE_SENTENCE.split(unit) if p.strip()]
+    return [p for unit in units for p in SENTENCE_END.split(unit) if p.strip()]
 
 
 def question_subjects(*questions: str) -> tuple[str, ...]:

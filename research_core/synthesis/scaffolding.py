@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-# where one sentence of a line ends and the next begins
-SENTENCE_BREAK = re.compile(r"(?<=[.!?。！？])\s+")
+from research_core.text.sentence_ends import SENTENCE_BREAK
+
 # a list item's marker: "- ", "* ", "1. "
 BULLET = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)")
 # a code fence
