@@ -263,7 +263,8 @@ def stand_alone(sub_question: str, question: str) -> str:
     "When should each option be used?" under "Compare PostgreSQL and SQLite" becomes
     "When should each option be used (PostgreSQL, SQLite)?", so it can be searched on its own.
     """
-    names = subjects(question) if not subjects(sub_question) else _unnamed_products(sub_question, question)
+    own = subjects(sub_question)
+    names = subjects(question) if not own else _unnamed_products(own, question)
     lowered = sub_question.lower()
     if not names or any(n.lower() in lowered for n in names):
         return sub_question
@@ -271,12 +272,11 @@ def stand_alone(sub_question: str, question: str) -> str:
     return f"{body} ({', '.join(names[:4])})?"
 
 
-def _unnamed_products(sub_question: str, question: str) -> list[str]:
-    """The question's products (`products`) when every name `sub_question` gives is a command, an
-    acronym or code ("VACUUM", "JSON", "fs.readFile"): "What is VACUUM and why does it need to be
+def _unnamed_products(own: list[str], question: str) -> list[str]:
+    """The question's products (`products`) when every name a sub-question gives (`own`) is a command,
+    an acronym or code ("VACUUM", "JSON", "fs.readFile"): "What is VACUUM and why does it need to be
     run?" under a PostgreSQL question was answered from SQLite's VACUUM page; [] when it names a
     product, a person or anything else of its own."""
-    own = subjects(sub_question)
     return products(question) if all(n.isupper() or is_asked_name(n) for n in own) else []
 
 
