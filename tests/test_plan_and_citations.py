@@ -170,6 +170,26 @@ def test_word_overlap_check_reads_japanese_and_chinese():
     assert lexical_support("React uses a virtual DOM for rendering.", "React renders through a virtual DOM.")
 
 
+def test_a_cited_claim_is_the_whole_sentence_not_the_part_after_an_abbreviation():
+    """The citation check reads "(e.g. event or worker)" inside its sentence, as the report is cut: cut at
+    "e.g.", the claim checked was "event or worker), MaxRequestWorkers restricts ..." and a removed
+    citation could not be found again."""
+    from research_core.synthesis.verification import _remove_citation, claims_with_citations
+
+    text = (
+        "For threaded servers (e.g. event or worker), MaxRequestWorkers limits the threads [[src:ab12]]. "
+        "Name-based vs. IP-based hosts differ [[src:cd34]]."
+    )
+    claims = claims_with_citations(text)
+    assert claims == [
+        ("For threaded servers (e.g. event or worker), MaxRequestWorkers limits the threads .", "ab12"),
+        ("Name-based vs. IP-based hosts differ .", "cd34"),
+    ]
+    removed = _remove_citation(text, claims[0][0], "ab12")
+    assert "[[src:ab12]]" not in removed and "[[src:cd34]]" in removed
+    assert removed.startswith("For threaded servers (e.g. event or worker), MaxRequestWorkers")
+
+
 def test_a_branch_cites_each_source_once_in_the_order_its_findings_first_cite_it() -> None:
     findings = [
         {"text": "a", "source_ids": ["src_3", "src_1"]},

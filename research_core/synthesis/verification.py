@@ -14,10 +14,12 @@ from research_core.llm.client import LLMClient, StructuredOutputError
 from research_core.llm.prompts import render_prompt
 from research_core.schemas import CitationCheckOutput, CostEntry
 from research_core.text.citations import cited_source_ids
+from research_core.text.sentence_ends import SENTENCE_END
 from research_core.text.words import content_words
 
 MAX_CLAIMS = 16
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+# a claim is a sentence as the report is cut into them: "(e.g. event or worker)" does not end one
+_SENTENCE_WITH_END = re.compile(f"({SENTENCE_END.pattern})")
 _MARKER = re.compile(r"\[\[src:([0-9a-f]+)\]\]")
 
 
@@ -37,7 +39,7 @@ class VerificationResult:
 def claims_with_citations(text: str) -> list[tuple[str, str]]:
     """(claim text without markers, cited source id) for every citation in `text`."""
     pairs = []
-    for sentence in _SENTENCE.split(text):
+    for sentence in SENTENCE_END.split(text):
         ids = cited_source_ids(sentence)
         claim = _MARKER.sub("", sentence).strip()
         for sid in ids:
@@ -56,7 +58,7 @@ def lexical_support(claim: str, snippet: str) -> bool:
 
 def _remove_citation(text: str, claim: str, sid: str) -> str:
     out = []
-    for sentence in re.split(r"((?<=[.!?。！？])\s+|\n+)", text):
+    for sentence in _SENTENCE_WITH_END.split(text):
         if _MARKER.sub("", sentence).strip() == claim:
             sentence = sentence.replace(f"[[src:{sid}]]", "", 1)
         out.append(sentence)
