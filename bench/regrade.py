@@ -32,11 +32,12 @@ from pathlib import Path
 from research_core.synthesis.evidence import question_subjects
 from research_core.synthesis.grounding import ground_text
 from research_core.text.citations import cited_source_ids
+from research_core.text.sentence_ends import SENTENCE_END
 
 _BENCH = Path(__file__).resolve().parent
 _MARKER = re.compile(r"\s*\[\[src:[^\]]+\]\]")
 _NUMBERS = re.compile(r"\s*\[\d+(?:,\s*\d+)*\]")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE = SENTENCE_END  # as the engine cuts a report (`synthesis.grounding`)
 LABELS = ("supported", "partly", "not_stated", "wrong")
 
 

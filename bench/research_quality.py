@@ -70,6 +70,7 @@ from research_core.search.library import DocumentLibrary
 from research_core.services import Services
 from research_core.synthesis.evidence import question_subjects
 from research_core.synthesis.framing import is_framing
+from research_core.text.sentence_ends import NOT_AN_ABBREVIATION
 from tests.fakes.local_web import LocalWeb, serve_local_web
 
 CACHE_DIR = Path(os.environ.get("ARBOR_CACHE_DIR", Path.home() / ".cache" / "arbor")) / "bench"
@@ -360,7 +361,7 @@ def statements(report: str, names: tuple[str, ...] = (), question: str = "") -> 
         if re.match(r"^\[\d+\]\s", line):  # a source list entry
             continue
         line = re.sub(r"^([-*+]|\d+\.)\s+", "", line)
-        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z\[*])", line):
+        for sentence in re.split(rf"(?<=[.!?]){NOT_AN_ABBREVIATION}\s+(?=[A-Z\[*])", line):
             bare = re.sub(r"\[\d+(?:,\s*\d+)*\]", "", sentence)
             if len(re.findall(r"\w+", bare)) < 5 or HEDGES.search(sentence) or BOLD_TITLE.match(bare.strip()):
                 continue

@@ -32,6 +32,24 @@ def test_a_sentence_the_report_repeats_is_one_pair_to_judge():
     assert uncited == 0
 
 
+def test_a_sentence_naming_two_things_with_vs_is_one_statement_with_its_citation():
+    """The benchmark cuts a report as the engine does: "Name-based vs. IP-based Virtual Hosts" is one
+    sentence, and its citation covers all of it (cut at "vs.", the first half was counted uncited)."""
+    sentence = "Most users should read about Name-based vs. IP-based Virtual Hosts to decide which type to use [1]."
+    sources = [Source(id="a1", url="/usr/share/doc/apache2-doc/manual/en/vhosts/index.html", title="Vhosts", backend="library")]
+    result = RunResult.model_construct(
+        run_id="r2",
+        question="How are name-based and IP-based virtual hosts configured in Apache?",
+        mode="flat",
+        final_answer=sentence,
+        sources=sources,
+        sub_questions=[],
+    )
+    pairs, uncited = run_pairs(result, {"id": "ma3"})
+    assert [(p["sentence"], p["source"]) for p in pairs] == [(sentence, 1)]
+    assert uncited == 0
+
+
 def test_a_pair_read_in_an_earlier_round_carries_its_label_and_a_new_one_is_left_to_read(tmp_path):
     import json
 
