@@ -36,7 +36,9 @@ def test_a_sentence_naming_two_things_with_vs_is_one_statement_with_its_citation
     """The benchmark cuts a report as the engine does: "Name-based vs. IP-based Virtual Hosts" is one
     sentence, and its citation covers all of it (cut at "vs.", the first half was counted uncited)."""
     sentence = "Most users should read about Name-based vs. IP-based Virtual Hosts to decide which type to use [1]."
-    sources = [Source(id="a1", url="/usr/share/doc/apache2-doc/manual/en/vhosts/index.html", title="Vhosts", backend="library")]
+    sources = [
+        Source(id="a1", url="/usr/share/doc/apache2-doc/manual/en/vhosts/index.html", title="Vhosts", backend="library")
+    ]
     result = RunResult.model_construct(
         run_id="r2",
         question="How are name-based and IP-based virtual hosts configured in Apache?",

@@ -17,42 +17,21 @@ of 19, aspects in the text a small model is shown 53 -> 55 of 66 and 27 -> 28 of
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from typing import Any
 
-import numpy as np
-
 from research_core.text import embedding
+from research_core.text.embedding_cache import cached_vectors
 
 logger = logging.getLogger(__name__)
 
 POOL = 20
 WORD_WEIGHT = 1.0
 SHOWN_CHARS = 400  # of a passage: about the 128 tokens the model reads
-_CACHE_SIZE = 4096  # passage vectors kept in memory (384 floats each): a run repeats its pages
-
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
-_cache_lock = threading.Lock()
 
 
 def hit_text(row: dict[str, Any]) -> str:
     """What the model compares with the query: the title, then the start of the passage."""
     return f"{row.get('title') or ''}. {str(row.get('text') or '')[:SHOWN_CHARS]}"
-
-
-def _vectors(texts: list[str]) -> list[np.ndarray]:
-    with _cache_lock:
-        known = {t: _cache[t] for t in texts if t in _cache}
-    missing = [t for t in dict.fromkeys(texts) if t not in known]
-    if missing:
-        known.update(zip(missing, embedding.embed(missing), strict=True))
-        with _cache_lock:
-            for text in missing:
-                _cache[text] = known[text]
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
-    return [known[t] for t in texts]
 
 
 def latin_script(query: str) -> bool:
@@ -70,7 +49,7 @@ def by_meaning(query: str, rows: list[dict[str, Any]], limit: int) -> list[dict[
         return rows[:limit]
     try:
         query_vector = embedding.embed([query])[0]
-        vectors = _vectors([hit_text(row) for row in rows])
+        vectors = cached_vectors([hit_text(row) for row in rows])
     except Exception as exc:  # a broken model install must not stop a search
         logger.warning("meaning ranking skipped: %r", exc)
         return rows[:limit]
