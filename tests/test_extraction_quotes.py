@@ -303,6 +303,22 @@ def test_a_leaning_quote_finds_its_antecedent_in_the_page_when_the_prompt_showed
     assert " ".join(s.text for s in run).startswith("Prior to Apache 1.3, HostnameLookups defaulted to On.")
 
 
+def test_a_quote_reaches_back_past_another_leaning_sentence_to_the_entry_it_is_about():
+    """ "This parameter can only be set at server start" leans on "The default is three", which names no
+    parameter either: the quote reaches back to the entry's description, which does (a window chosen by
+    meaning showed the last two alone, and the report printed them without the parameter)."""
+    page = (
+        "autovacuum_max_workers (integer)\n"
+        "Specifies the maximum number of autovacuum processes that may be running at any one time. "
+        "The default is three. This parameter can only be set at server start."
+    )
+    shown = number_sentences(["The default is three. This parameter can only be set at server start."])
+    [run] = runs_of([2], shown, [statements_of(page)])
+    quote = " ".join(s.text for s in run)
+    assert quote.startswith("autovacuum_max_workers (integer) Specifies the maximum number of autovacuum processes")
+    assert quote.endswith("This parameter can only be set at server start.")
+
+
 def test_code_declarations_and_version_notes_are_not_offered_as_sentences():
     passage = "int sqlite3_blob_close(sqlite3_blob *);\nNew in version 3.2.\nThis function closes an open BLOB handle."
     assert [s.text for s in number_sentences([passage])] == ["This function closes an open BLOB handle."]

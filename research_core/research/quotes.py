@@ -28,6 +28,7 @@ from research_core.text.words import content_words
 MAX_SENTENCE_CHARS = 400
 MAX_QUOTE_SENTENCES = 3
 MAX_QUOTE_CHARS = 700
+MAX_ANTECEDENTS = 3  # sentences a leaning quote may reach back for what it is about
 MIN_QUOTE_WORDS = 3
 FRAGMENT_WORDS = 5
 # a "sentence" of this many words, this share of them capitalised, is a menu or a list of titles
@@ -278,25 +279,32 @@ def with_antecedents(
 ) -> list[list[NumberedSentence]]:
     """Each run whose first sentence leans on the one before (`text.anaphora`: "In Apache 1.3 this
     setting defaults to Off.") starts one sentence earlier, so the quote names what it is about
-    (when the quote still fits `MAX_QUOTE_CHARS`). The sentence before is the one shown before it,
-    or, when the prompt showed none, the one before it in its source's whole passage (`pages`, one
-    per source, as `statements_of` gives it: the prompt shows a few hundred characters of each)."""
+    (when the quote still fits `MAX_QUOTE_CHARS`), and earlier again while that sentence leans back
+    too, up to `MAX_ANTECEDENTS`: "This parameter can only be set at server start" follows "The
+    default is three", which follows the entry's "autovacuum_max_workers (integer) Specifies ...".
+    The sentence before is the one shown before it, or, when the prompt showed none, the one before it
+    in its source's whole passage (`pages`, one per source, as `statements_of` gives it: the prompt
+    shows a few hundred characters of each)."""
     by_number = {s.number: s for s in sentences}
     out = []
     for run in runs:
-        first = run[0]
-        before = by_number.get(first.number - 1)
-        if (before is None or before.source != first.source) and pages is not None and first.source < len(pages):
-            before = _sentence_before(first, pages[first.source])
-        if (
-            before is not None
-            and before.source == first.source
-            and leans_back(first.text)
-            and len(quote_text([before, *run])) == len(" ".join(s.text for s in [before, *run]))
-        ):
+        for _ in range(MAX_ANTECEDENTS):
+            first = run[0]
+            if not leans_back(first.text):
+                break
+            before = by_number.get(first.number - 1) if first.number else None
+            if (before is None or before.source != first.source) and pages is not None and first.source < len(pages):
+                before = _sentence_before(first, pages[first.source])
+            if before is None or before.source != first.source or not _fits([before, *run]):
+                break
             run = [before, *run]
         out.append(run)
     return out
+
+
+def _fits(run: list[NumberedSentence]) -> bool:
+    """Whether the run's quote holds all of its sentences (`quote_text` clips at `MAX_QUOTE_CHARS`)."""
+    return len(quote_text(run)) == len(" ".join(s.text for s in run))
 
 
 def _sentence_before(sentence: NumberedSentence, page: str) -> NumberedSentence | None:

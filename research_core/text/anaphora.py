@@ -22,9 +22,16 @@ _NOUNS = (
 # "It ...", "Optionally, it ...": a pronoun as the sentence's subject
 _OPENER = re.compile(r"^\W*(?:\w+,\s+)?(?:it|its|they|their|this|these|those|such)\b", re.IGNORECASE)
 _DEMONSTRATIVE = re.compile(rf"\b(?:this|these|those|such an?|such)\s+(?:{_NOUNS})s?\b", re.IGNORECASE)
+# a property of the entry being described, not named: "The default is 0.1 (10% of table size)." under
+# autovacuum_analyze_scale_factor; and what was shown above: "The query above returns three rows ..."
+_UNNAMED = re.compile(
+    r"^\W*the\s+(?:default|initial)(?:\s+value)?\s+(?:is|was)\b|\b(?:query|example|command|statement)\s+above\b",
+    re.IGNORECASE,
+)
 
 
 def leans_back(sentence: str) -> bool:
-    """The sentence opens with a pronoun ("It", "This", "They") or names its subject as "this setting",
-    "such a function": its subject is in the text before it."""
-    return bool(_OPENER.match(sentence) or _DEMONSTRATIVE.search(sentence))
+    """The sentence opens with a pronoun ("It", "This", "They"), names its subject as "this setting",
+    "such a function", or gives an unnamed entry's default ("The default is 0.1") or what is "above":
+    its subject is in the text before it."""
+    return bool(_OPENER.match(sentence) or _DEMONSTRATIVE.search(sentence) or _UNNAMED.search(sentence))
