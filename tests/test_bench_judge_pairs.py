@@ -9,6 +9,13 @@ from research_core.schemas import Source
 LEAD = "FTS5 ranks full-text search results with the built-in bm25 function [1]."
 
 
+def _finished(question: str, mode: str, report: str, sources: list[Source]) -> RunResult:
+    """A finished run with only what the pairs are made from."""
+    return RunResult.model_construct(
+        run_id="r1", question=question, mode=mode, final_answer=report, sources=sources, sub_questions=[]
+    )
+
+
 def test_a_sentence_the_report_repeats_is_one_pair_to_judge():
     # the lead the engine picks from a branch answer repeats that answer's sentence
     report = f"{LEAD}\n\n## 1 How does SQLite rank results?\n\n{LEAD} Ranking in PostgreSQL uses ts_rank [2]."
@@ -16,14 +23,7 @@ def test_a_sentence_the_report_repeats_is_one_pair_to_judge():
         Source(id="a1", url="/usr/share/doc/sqlite3/fts5.html", title="SQLite FTS5 Extension", backend="library"),
         Source(id="b2", url="/usr/share/doc/postgresql/textsearch.html", title="Text Search", backend="library"),
     ]
-    result = RunResult.model_construct(
-        run_id="r1",
-        question="How do PostgreSQL and SQLite rank full-text search results?",
-        mode="hierarchical",
-        final_answer=report,
-        sources=sources,
-        sub_questions=[],
-    )
+    result = _finished("How do PostgreSQL and SQLite rank full-text search results?", "hierarchical", report, sources)
     pairs, uncited = run_pairs(result, {"id": "m3"})
     assert [(p["sentence"], p["source"]) for p in pairs] == [
         (LEAD, 1),
@@ -39,14 +39,7 @@ def test_a_sentence_naming_two_things_with_vs_is_one_statement_with_its_citation
     sources = [
         Source(id="a1", url="/usr/share/doc/apache2-doc/manual/en/vhosts/index.html", title="Vhosts", backend="library")
     ]
-    result = RunResult.model_construct(
-        run_id="r2",
-        question="How are name-based and IP-based virtual hosts configured in Apache?",
-        mode="flat",
-        final_answer=sentence,
-        sources=sources,
-        sub_questions=[],
-    )
+    result = _finished("How are name-based and IP-based virtual hosts configured in Apache?", "flat", sentence, sources)
     pairs, uncited = run_pairs(result, {"id": "ma3"})
     assert [(p["sentence"], p["source"]) for p in pairs] == [(sentence, 1)]
     assert uncited == 0
