@@ -292,7 +292,7 @@ def with_antecedents(
             first = run[0]
             if not leans_back(first.text):
                 break
-            before = by_number.get(first.number - 1) if first.number else None
+            before = by_number.get(first.number - 1)
             if (before is None or before.source != first.source) and pages is not None and first.source < len(pages):
                 before = _sentence_before(first, pages[first.source])
             if before is None or before.source != first.source or not _fits([before, *run]):

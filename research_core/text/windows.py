@@ -61,7 +61,7 @@ def _with_meaning(candidates: list[tuple[str, float]], question: str) -> list[fl
     English); the words' share alone without the model."""
     top = max((score for _, score in candidates), default=0.0) or 1.0
     words = [score / top for _, score in candidates]
-    if not MEANING_WEIGHT or len(candidates) < 2 or not looks_english(question) or not embedding.available():
+    if len(candidates) < 2 or not looks_english(question) or not embedding.available():
         return words
     try:
         asked, *vectors = cached_vectors([question, *[window for window, _ in candidates]])
